@@ -1,0 +1,58 @@
+"""The core message model every wire format is read into, and character counting.
+
+The planner reasons about one shape of message whatever dialect the caller speaks; the readers in
+`app.formats` build these values and remember in `source` which caller message each came from, so
+that indices can be reported in the caller's own array. Arguments of tool calls are deliberately
+not carried: no rule reads them, and every size is measured on text content alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call an assistant message makes; only its id and tool name matter to the planner."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message of the core transcript.
+
+    `source` is the index of the caller message this one was read from (several core messages can
+    share one caller message in the Anthropic format); `None` means the message's own position.
+    `blocks` are the caller's content-block indices it holds, for writing it back.
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    injected: bool = False
+    not_dispatched: bool = False
+    source: int | None = None
+    blocks: tuple[int, ...] = ()
+
+
+def chars(message: Message) -> int:
+    """Characters of a message: code points of its text; ids, names and flags count 0."""
+    return len(message.content)
+
+
+def caller_index(messages: list[Message] | tuple[Message, ...], index: int) -> int:
+    """The caller's index of core message `index`."""
+    source = messages[index].source
+    return index if source is None else source
+
+
+def is_result(message: Message) -> bool:
+    """A tool message that ran: `not_dispatched` ones answer their call but hold nothing to judge."""
+    return message.role == "tool" and not message.not_dispatched
