@@ -1,0 +1,1 @@
+"""The HTTP layer: routers, request and response schemas, error handlers."""
