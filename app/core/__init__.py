@@ -1,1 +1,1 @@
-"""The pure planning engine: plain functions over frozen values, no I/O, no web framework, no clock."""
+"""The pure planning engine: plain functions over frozen values; no I/O, web framework or clock."""

@@ -54,5 +54,5 @@ def caller_index(messages: list[Message] | tuple[Message, ...], index: int) -> i
 
 
 def is_result(message: Message) -> bool:
-    """A tool message that ran: `not_dispatched` ones answer their call but hold nothing to judge."""
+    """A tool message that ran: a `not_dispatched` one answers its call but holds nothing."""
     return message.role == "tool" and not message.not_dispatched

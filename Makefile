@@ -1,0 +1,47 @@
+# Two commands for a fresh machine with Python 3.11+ and make:
+#   make run   - create .venv, install, serve on 127.0.0.1:8080 (Swagger UI at /docs)
+#   make test  - create .venv, install with the test extra, lint, type-check, run the tests
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP_RUN := $(VENV)/.installed-run
+STAMP_TEST := $(VENV)/.installed-test
+
+.PHONY: run test lint typecheck pytest openapi bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP_RUN): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_TEST): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(STAMP_RUN)
+
+run: $(STAMP_RUN)
+	$(BIN)/python -m app
+
+test: $(STAMP_TEST) lint typecheck pytest
+
+lint: $(STAMP_TEST)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP_TEST)
+	$(BIN)/mypy app/core
+
+pytest: $(STAMP_TEST)
+	$(BIN)/pytest
+
+openapi: $(STAMP_RUN)
+	$(BIN)/python -m app.export_openapi
+
+bench: $(STAMP_TEST)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

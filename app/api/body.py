@@ -1,0 +1,109 @@
+"""Reading a request body: content type, strict JSON, nesting depth, and model validation.
+
+Bodies are parsed with orjson, which refuses exactly what the contract calls "not JSON": `NaN`,
+`Infinity`, numbers beyond a double's range and unpaired surrogate escapes are a 400, like any
+syntax error. Size is enforced earlier, while the body streams in (`app.api.middleware`), so a body
+over the limit is refused before it is read whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+from fastapi import Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ValidationError
+
+from app.api.deadline import run_with_deadline
+from app.api.problems import ProblemError, pydantic_errors
+from app.errors import FieldError, InvalidRequest
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def require_json_content_type(content_type: str | None) -> None:
+    """415 unless the content type is `application/json` or a `+json` type."""
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json" and not (
+        media_type.startswith("application/") and media_type.endswith("+json")
+    ):
+        shown = media_type or "none"
+        raise ProblemError(
+            415,
+            f"The body must be JSON sent as application/json; the content type was {shown}.",
+            [FieldError(("header", "content-type"), "must be application/json", "media_type")],
+        )
+
+
+def parse_json(body: bytes, max_depth: int) -> Any:
+    """The body as a JSON value: 400 when it is not strict JSON, 422 when nested too deep."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise ProblemError(
+            400,
+            f"The body is not valid JSON: {error}.",
+            [FieldError(("body",), str(error), "json_invalid")],
+        ) from None
+    depth = nesting_depth(value, max_depth)
+    if depth > max_depth:
+        raise ProblemError(
+            422,
+            f"The body nests deeper than {max_depth} levels.",
+            [FieldError(("body",), f"nests deeper than {max_depth} levels", "too_deep")],
+            kind="too-deep",
+        )
+    return value
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deep `value` nests (a scalar is 0), looking no further than `limit` + 1 levels."""
+    if not isinstance(value, dict | list):
+        return 0
+    deepest = 1
+    level: list[Any] = [value]
+    depth = 1
+    while level:
+        next_level: list[Any] = []
+        for container in level:
+            children = container.values() if isinstance(container, dict) else container
+            next_level.extend(c for c in children if isinstance(c, dict | list))
+        if not next_level:
+            break
+        depth += 1
+        deepest = depth
+        if depth > limit:
+            break
+        level = next_level
+    return deepest
+
+
+def validate_model(model: type[ModelT], value: Any, errors: list[FieldError]) -> ModelT | None:
+    """`model` validated from `value`, or None with its errors appended (located under body)."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        errors.extend(pydantic_errors(error.errors(include_url=False), ("body",)))
+        return None
+
+
+def raise_if_any(errors: list[FieldError]) -> None:
+    if errors:
+        raise InvalidRequest(errors)
+
+
+async def handle_json_body(request: Request, handler: Callable[[Any], Response]) -> Response:
+    """Read the body, then parse it and run `handler` on the JSON value within the deadline.
+
+    Parsing happens in the worker too: a large body must not stall the event loop.
+    """
+    require_json_content_type(request.headers.get("content-type"))
+    body = await request.body()
+    settings = request.app.state.settings
+
+    def work() -> Response:
+        return handler(parse_json(body, settings.max_json_depth))
+
+    return await run_with_deadline(settings.request_deadline_seconds, work)

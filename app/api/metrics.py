@@ -1,0 +1,75 @@
+"""Prometheus metrics: one registry per app, so tests and replicas never share counters.
+
+Routes are labelled by their path template (`/v1/window/plan`), never the raw path, so a scan of
+random URLs cannot grow the number of series: anything unmatched is labelled `unmatched`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+@dataclass(frozen=True)
+class Metrics:
+    registry: CollectorRegistry
+    requests: Counter
+    latency: Histogram
+    plans: Counter
+    removed_messages: Counter
+    refusals: Counter
+    cap_results: Counter
+    cap_truncations: Counter
+
+
+def create_metrics() -> Metrics:
+    registry = CollectorRegistry()
+    return Metrics(
+        registry=registry,
+        requests=Counter(
+            "cwp_http_requests",
+            "HTTP requests answered, by route template, method and status.",
+            ["route", "method", "status"],
+            registry=registry,
+        ),
+        latency=Histogram(
+            "cwp_http_request_duration_seconds",
+            "Time to answer an HTTP request, by route template, method and status.",
+            ["route", "method", "status"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        ),
+        plans=Counter(
+            "cwp_plans",
+            "Window plans computed, by strategy and whether the strategy engaged.",
+            ["strategy", "engaged"],
+            registry=registry,
+        ),
+        removed_messages=Counter(
+            "cwp_plan_removed_messages",
+            "Messages removed from windows, by strategy.",
+            ["strategy"],
+            registry=registry,
+        ),
+        refusals=Counter(
+            "cwp_plan_refusals",
+            "Refusal rows reported by window plans, by reason.",
+            ["reason"],
+            registry=registry,
+        ),
+        cap_results=Counter(
+            "cwp_cap_results",
+            "Tool results measured by the cap, by tool.",
+            ["tool"],
+            registry=registry,
+        ),
+        cap_truncations=Counter(
+            "cwp_cap_truncations",
+            "Tool results replaced by a marker, by tool.",
+            ["tool"],
+            registry=registry,
+        ),
+    )

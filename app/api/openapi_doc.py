@@ -1,0 +1,56 @@
+"""The OpenAPI document: request bodies read by hand, documented from their pydantic models.
+
+Body routes parse and validate inside the deadline-guarded worker (`app.api.deadline`), so FastAPI
+never sees their body parameter; `documented_body` puts the model's schema and Swagger examples into
+the operation instead, and `build_openapi` adds those models to the components.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel
+
+_BODY_MODELS: dict[str, type[BaseModel]] = {}
+
+
+def register_schema(model: type[BaseModel]) -> None:
+    """Put `model` into the document's components (for schemas referenced by hand)."""
+    _BODY_MODELS[model.__name__] = model
+
+
+def documented_body(
+    model: type[BaseModel], examples: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """`openapi_extra` for a route whose JSON body is `model`."""
+    _BODY_MODELS[model.__name__] = model
+    media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
+    if examples:
+        media["examples"] = examples
+    return {"requestBody": {"required": True, "content": {"application/json": media}}}
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    """The app's OpenAPI document with every documented body model in its components."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    spec = get_openapi(
+        title=app.title,
+        version=app.version,
+        description=app.description,
+        routes=app.routes,
+        tags=app.openapi_tags,
+    )
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    for name in sorted(_BODY_MODELS):
+        schema = _BODY_MODELS[name].model_json_schema(
+            ref_template="#/components/schemas/{model}", mode="validation"
+        )
+        for def_name, definition in schema.pop("$defs", {}).items():
+            schemas.setdefault(def_name, definition)
+        schemas[name] = schema
+    spec["components"]["schemas"] = dict(sorted(schemas.items()))
+    app.openapi_schema = spec
+    return spec

@@ -1,0 +1,16 @@
+"""JSON answers serialized once, by orjson, in the key order the contract fixes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi.responses import Response
+
+
+def json_response(content: Any, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(content), media_type="application/json", headers=headers)
+
+
+def json_bytes_response(body: bytes, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, media_type="application/json", headers=headers)

@@ -1,0 +1,105 @@
+"""Service endpoints: liveness, readiness, info, metrics and the offline Swagger UI.
+
+Swagger UI's script and style sheet (Swagger UI 5, which reads OpenAPI 3.1) are served by the
+service itself from the files the `fastapi-offline` package ships, because a sidecar often runs
+where no CDN can be reached.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import BaseModel, Field
+
+from app import __version__
+from app.api.defaults import OPTION_DEFAULTS
+from app.api.problems import PLAIN_ERRORS, problem_responses
+from app.api.responses import json_response
+
+SWAGGER_ASSETS = str(files("fastapi_offline") / "static")
+ASSETS_PATH = "/docs/assets"
+
+router = APIRouter(tags=["service"], responses=PLAIN_ERRORS)
+
+
+class Health(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+class Info(BaseModel):
+    name: str
+    version: str
+    limits: dict[str, Any] = Field(description="The limits in force, from the settings.")
+    defaults: dict[str, Any] = Field(description="The default of every option, per endpoint.")
+
+
+@router.get("/healthz", response_model=Health, summary="Liveness")
+async def healthz() -> Response:
+    """200 while the process serves requests."""
+    return json_response({"status": "ok"})
+
+
+@router.get(
+    "/readyz",
+    response_model=Health,
+    summary="Readiness",
+    responses={503: {"model": Health, "description": "Shutting down: send no new requests."}},
+)
+async def readyz(request: Request) -> Response:
+    """200 once started; 503 from the moment shutdown begins."""
+    if request.app.state.lifecycle.shutting_down:
+        return Response(b'{"status":"shutting-down"}', 503, media_type="application/json")
+    return json_response({"status": "ready"})
+
+
+@router.get("/v1/info", response_model=Info, summary="Name, version, limits and option defaults")
+async def info(request: Request) -> Response:
+    settings = request.app.state.settings
+    return json_response(
+        {
+            "name": "context-window-planner",
+            "version": __version__,
+            "limits": {
+                "max_body_bytes": settings.max_body_bytes,
+                "max_messages": settings.max_messages,
+                "max_json_depth": settings.max_json_depth,
+                "request_deadline_seconds": settings.request_deadline_seconds,
+            },
+            "defaults": OPTION_DEFAULTS,
+        }
+    )
+
+
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+)
+async def metrics(request: Request) -> Response:
+    registry = request.app.state.metrics.registry
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+@router.get("/docs", include_in_schema=False)
+async def swagger_ui(request: Request) -> HTMLResponse:
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="Context Window Planner — API",
+        swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS_PATH}/favicon.png",
+    )
+
+
+def swagger_assets() -> StaticFiles:
+    return StaticFiles(directory=SWAGGER_ASSETS)
+
+
+__all__ = ["ASSETS_PATH", "problem_responses", "router", "swagger_assets"]
