@@ -44,13 +44,35 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
         tags=app.openapi_tags,
     )
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
-    for name in sorted(_BODY_MODELS):
+    # Only the models this app's routes reference (and what those reference): a model registered
+    # by a module that another app imported must not leak into this document.
+    pending = _referenced_names(spec["paths"]) & _BODY_MODELS.keys()
+    while pending:
+        name = pending.pop()
         schema = _BODY_MODELS[name].model_json_schema(
             ref_template="#/components/schemas/{model}", mode="validation"
         )
         for def_name, definition in schema.pop("$defs", {}).items():
             schemas.setdefault(def_name, definition)
         schemas[name] = schema
+        pending |= (_referenced_names(schema) & _BODY_MODELS.keys()) - schemas.keys()
     spec["components"]["schemas"] = dict(sorted(schemas.items()))
     app.openapi_schema = spec
     return spec
+
+
+def _referenced_names(node: Any) -> set[str]:
+    """Names of the component schemas that `node` references."""
+    found: set[str] = set()
+    stack = [node]
+    prefix = "#/components/schemas/"
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith(prefix):
+                found.add(ref[len(prefix) :])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found

@@ -1,0 +1,113 @@
+"""`POST /v1/offer`: translate the request, fold the ledger, call the core offer, answer.
+
+This module decides nothing about the offer: it validates the body (every violation in one 422),
+reads the transcript through the wire format exactly as the window plan does, folds the standing
+rows with `app.core.ledger.fold_ledger` and hands both to `app.core.offer.offer`, whose answer is
+serialized field by field in the key order of `offer.md` §4. It never reads `system` beyond the
+format rules shared with the window plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.ledger import read_ledger
+from app.api.openapi_doc import documented_body
+from app.api.problems import BODY_ERRORS
+from app.api.responses import json_response
+from app.api.schemas.offer import OFFER_EXAMPLES, OfferRequest, OfferResponse
+from app.api.transcript import read_transcript
+from app.core.ledger import StandingRow, fold_ledger
+from app.core.messages import Message
+from app.core.offer import BatchEntry, offer
+from app.errors import FieldError, InvalidRequest
+
+router = APIRouter(tags=["offer"])
+
+
+@router.post(
+    "/v1/offer",
+    summary="Offer the tool results the model may still name",
+    description=(
+        "From the committed transcript (`not_dispatched` marks included) and the findings ledger, "
+        "answers which tool-result ids the model may still name (`offered`, newest first, and the "
+        "first `limit` of them in `listed` with the sentence that says so), which results it has "
+        "not judged yet, the ledger fold, and the identity source each id resolves against. The "
+        "answer is advice for the model's schema and prompt, not a permission."
+    ),
+    response_model=OfferResponse,
+    response_model_exclude_none=True,
+    responses=BODY_ERRORS,
+    openapi_extra=documented_body(OfferRequest, OFFER_EXAMPLES),
+)
+async def offer_route(request: Request) -> Response:
+    max_messages = request.app.state.settings.max_messages
+
+    def handle(raw: Any) -> Response:
+        return offer_answer(raw, max_messages)
+
+    return await handle_json_body(request, handle)
+
+
+def offer_answer(raw: Any, max_messages: int) -> Response:
+    body, rows, messages = read_offer_request(raw, max_messages)
+    answer = offer(
+        messages,
+        fold_ledger(rows),
+        previous_batch=[
+            BatchEntry(item.tool_call_id, item.tool_name, item.result)
+            for item in body.previous_batch or ()
+        ],
+        limit=body.limit,
+    )
+    return json_response(answer)
+
+
+def read_offer_request(
+    raw: Any, max_messages: int
+) -> tuple[OfferRequest, tuple[StandingRow, ...], list[Message]]:
+    """The validated request, its standing rows and the core messages, or one 422 with every
+    violation found."""
+    if not isinstance(raw, dict):
+        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    errors: list[FieldError] = []
+    body = validate_model(OfferRequest, raw, errors)
+    errors = system_errors_at_system(errors)
+    rows: tuple[StandingRow, ...] = ()
+    if isinstance(raw.get("ledger"), list):
+        try:
+            rows = read_ledger(raw["ledger"])
+        except InvalidRequest as invalid:
+            errors.extend(invalid.under("body", "ledger").errors)
+    transcript = None
+    if isinstance(raw.get("messages"), list) and not any(
+        error.loc[:2] == ("body", "format") for error in errors
+    ):
+        transcript = read_transcript(raw, max_messages, errors)
+    raise_if_any(errors)
+    assert body is not None and transcript is not None
+    return body, rows, transcript[1]
+
+
+SYSTEM_PROMPT_ERROR = FieldError(
+    ("body", "system"),
+    "system must be a string, an array of Anthropic text blocks, or null",
+    "system_type",
+)
+
+
+def system_errors_at_system(errors: list[FieldError]) -> list[FieldError]:
+    """Pydantic reports a bad `system` once per union member (`system.str`, `system.list[...]`);
+    the contract names the field itself, once (`window.md` §11)."""
+    kept: list[FieldError] = []
+    for error in errors:
+        if error.loc[:2] == ("body", "system") and len(error.loc) > 2:
+            if SYSTEM_PROMPT_ERROR not in kept:
+                kept.append(SYSTEM_PROMPT_ERROR)
+        else:
+            kept.append(error)
+    return kept

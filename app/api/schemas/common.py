@@ -1,0 +1,88 @@
+"""Schema pieces shared by the endpoints that take a transcript (window plan and offer)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+FormatName = Literal["auto", "native", "openai", "anthropic"]
+
+MESSAGES_DESCRIPTION = (
+    "The transcript, oldest first, in `format`. Native messages are "
+    '`{"role", "content", "tool_calls": [{"id", "name", "arguments"}], "tool_call_id", '
+    '"tool_name", "injected", "not_dispatched"}`; OpenAI Chat Completions and Anthropic Messages '
+    "arrays are accepted as they are. Extra fields are kept and returned verbatim."
+)
+FORMAT_DESCRIPTION = (
+    "`auto` detects the format from the messages and says which in the response; `native`, "
+    "`openai` (Chat Completions) or `anthropic` (Messages)."
+)
+SYSTEM_DESCRIPTION = (
+    "Anthropic format only: the top-level system prompt (a string or text blocks). It is outside "
+    "the plan: never a turn, never evicted."
+)
+
+
+class AnthropicTextBlock(BaseModel):
+    """A text block of an Anthropic system prompt."""
+
+    model_config = ConfigDict(extra="allow")
+    type: Literal["text"]
+    text: StrictStr
+
+
+def check_system_prompt(value: Any) -> Any:
+    """A string, an array of Anthropic text blocks, or null; one error naming `system` otherwise."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        for block in value
+    ):
+        return [AnthropicTextBlock.model_validate(block) for block in value]
+    raise PydanticCustomError(
+        "system_type",
+        "system must be a string, an array of Anthropic text blocks, or null",
+    )
+
+
+SystemPrompt = Annotated[
+    Any,
+    BeforeValidator(check_system_prompt),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string"},
+                {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"const": "text"},
+                            "text": {"type": "string"},
+                        },
+                        "required": ["type", "text"],
+                    },
+                },
+                {"type": "null"},
+            ]
+        }
+    ),
+]
+
+
+def system_chars(system: Any) -> int:
+    """Characters of the Anthropic top-level system prompt (its text blocks joined)."""
+    if system is None:
+        return 0
+    if isinstance(system, str):
+        return len(system)
+    return sum(len(block.text) for block in system)
+
+
+MessagesField = Field(description=MESSAGES_DESCRIPTION)
+Messages = list[Any]
