@@ -1,0 +1,61 @@
+"""The wire formats: caller messages in, core messages to plan on, the new window out.
+
+The planner never sees a wire shape. Each format module reads the caller's `messages` into core
+messages that remember their caller index (and, for Anthropic, their content blocks), and writes a
+window back from the caller's own objects, so an agent can send it straight to its provider.
+`auto` is resolved by `detect_format` before reading; this package does not read the top-level
+Anthropic `system` prompt, which is outside the transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from app.core.messages import Message
+from app.formats import anthropic, native, openai
+from app.formats.detect import detect_format
+
+FORMATS = ("native", "openai", "anthropic")
+
+Reader = Callable[[list[Any]], list[Message]]
+Writer = Callable[[list[Any], Sequence[Message], tuple[int, int] | None, str | None], list[Any]]
+
+READERS: dict[str, Reader] = {
+    "native": native.read,
+    "openai": openai.read,
+    "anthropic": anthropic.read,
+}
+WRITERS: dict[str, Writer] = {
+    "native": native.write,
+    "openai": openai.write,
+    "anthropic": anthropic.write,
+}
+
+__all__ = ["FORMATS", "detect_format", "read_messages", "write_window"]
+
+
+def read_messages(raw: list[Any], format: str) -> list[Message]:
+    """The core transcript of the caller's `messages` list in `format` (one of FORMATS).
+
+    Raises InvalidRequest with every violation, each `loc` relative to the messages array.
+    """
+    return READERS[known(format)](raw)
+
+
+def write_window(
+    raw: list[Any],
+    core: Sequence[Message],
+    removed: tuple[int, int] | None,
+    notice: str | None,
+    format: str,
+) -> list[Any]:
+    """The new window in `format`: the caller's messages without the core range `removed`
+    ([s, e), None = nothing removed) and with the notice text, if any, at core position s."""
+    return WRITERS[known(format)](raw, core, removed, notice)
+
+
+def known(format: str) -> str:
+    if format not in READERS:
+        raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
+    return format

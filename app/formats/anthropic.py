@@ -1,0 +1,215 @@
+"""Anthropic Messages, read block by block into core messages and merged back on writing.
+
+One caller message can hold several core messages: a user message answers calls with
+`tool_result` blocks (each one a core `tool` message that belongs to the previous assistant's
+turn) and may also say something new (one core `user` message). Every core message remembers its
+caller index (`source`) and the block indices it holds (`blocks`), so a window is written by
+regrouping the kept core messages: consecutive ones from the same caller message become that
+message again, holding only their blocks, each block the caller's own object. Blocks that carry no
+text (images, documents, thinking, server-tool blocks, types this version does not know) add no
+characters and travel with their message. The top-level `system` prompt is outside `messages` and
+is not read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from typing import Any
+
+from app.core.messages import Message, Role, ToolCall
+from app.formats.fields import (
+    JsonObject,
+    Loc,
+    Problems,
+    flag,
+    joined_text,
+    message_object,
+    part_text,
+    part_type_of,
+    required_id,
+    required_name,
+    role_of,
+    unknown_role,
+)
+
+ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+TEXT_BLOCKS = {"text": "text"}
+NOTICE_POSITION = -1
+
+
+def read(raw: list[Any]) -> list[Message]:
+    """The core transcript of Anthropic `messages`; raises InvalidRequest naming every
+    violation."""
+    problems = Problems()
+    messages: list[Message] = []
+    for index, value in enumerate(raw):
+        message = message_object(value, index, problems)
+        if message is not None:
+            read_message(message, index, problems, messages)
+    problems.raise_if_any()
+    return messages
+
+
+def read_message(message: JsonObject, index: int, problems: Problems, out: list[Message]) -> None:
+    """Append the core messages of caller message `index` to `out`."""
+    role = role_of(message, index, problems)
+    injected = flag(message, "injected", (index, "injected"), problems)
+    if role is None:
+        return
+    core_role = ROLES.get(role)
+    if core_role is None:
+        unknown_role(role, tuple(ROLES), (index, "role"), problems)
+        return
+    content = message.get("content")
+    if isinstance(content, str):
+        out.append(Message(core_role, content, injected=injected, source=index))
+    elif not isinstance(content, list):
+        refuse_content(message, index, problems)
+    elif role == "assistant":
+        out.append(read_assistant(content, index, injected, problems))
+    else:
+        out.extend(read_user(content, index, injected, problems))
+
+
+def refuse_content(message: JsonObject, index: int, problems: Problems) -> None:
+    if "content" not in message:
+        problems.add((index, "content"), "a message needs content", "missing")
+    else:
+        problems.add((index, "content"), "content must be a string or an array of content blocks")
+
+
+def read_assistant(content: list[Any], index: int, injected: bool, problems: Problems) -> Message:
+    """Text blocks joined, `tool_use` blocks as calls; every other block adds nothing."""
+    pieces: list[str] = []
+    calls: list[ToolCall] = []
+    for position, block in enumerate(content):
+        loc = (index, "content", position)
+        block_type = part_type_of(block, loc, problems)
+        if block_type == "text":
+            pieces.append(part_text(block, "text", loc, problems))
+        elif block_type == "tool_use":
+            call_id = required_id(block, "id", (*loc, "id"), problems)
+            calls.append(ToolCall(call_id, required_name(block, "name", (*loc, "name"), problems)))
+        elif block_type == "tool_result":
+            problems.add(loc, "a 'tool_result' block answers a call: it belongs in a user message")
+    return Message(
+        "assistant",
+        "".join(pieces),
+        tuple(calls),
+        injected=injected,
+        source=index,
+        blocks=tuple(range(len(content))),
+    )
+
+
+def read_user(content: list[Any], index: int, injected: bool, problems: Problems) -> list[Message]:
+    """One core tool message per `tool_result` block, in block order, then one core user message
+    holding every other block, or the empty message itself."""
+    messages: list[Message] = []
+    pieces: list[str] = []
+    user_blocks: list[int] = []
+    for position, block in enumerate(content):
+        loc = (index, "content", position)
+        block_type = part_type_of(block, loc, problems)
+        if block_type == "tool_result":
+            messages.append(read_tool_result(block, index, position, problems))
+            continue
+        user_blocks.append(position)
+        if block_type == "text":
+            pieces.append(part_text(block, "text", loc, problems))
+        elif block_type == "tool_use":
+            problems.add(loc, "a 'tool_use' block is a call: it belongs in an assistant message")
+    if user_blocks or not content:
+        messages.append(
+            Message(
+                "user",
+                "".join(pieces),
+                injected=injected,
+                source=index,
+                blocks=tuple(user_blocks),
+            )
+        )
+    return messages
+
+
+def read_tool_result(block: JsonObject, index: int, position: int, problems: Problems) -> Message:
+    loc = (index, "content", position)
+    return Message(
+        "tool",
+        tool_result_text(block, loc, problems),
+        tool_call_id=required_id(block, "tool_use_id", (*loc, "tool_use_id"), problems),
+        not_dispatched=flag(block, "not_dispatched", (*loc, "not_dispatched"), problems),
+        source=index,
+        blocks=(position,),
+    )
+
+
+def tool_result_text(block: JsonObject, loc: Loc, problems: Problems) -> str:
+    """Its string content, or its text blocks joined, or "" when it has no content."""
+    if "content" not in block:
+        return ""
+    content = block["content"]
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return joined_text(content, TEXT_BLOCKS, (*loc, "content"), problems)
+    problems.add(
+        (*loc, "content"), "a tool_result's content must be a string or an array of blocks"
+    )
+    return ""
+
+
+def notice_message(text: str) -> JsonObject:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def write(
+    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+) -> list[Any]:
+    """The kept core messages regrouped into caller messages, the notice where the range was.
+
+    Consecutive kept core messages from one caller message form one run and are written as that
+    message; the notice ends a run, so the output has one message per run plus the notice.
+    """
+    if removed is None:
+        return list(raw)
+    start, end = removed
+    notice_object = None if notice is None else notice_message(notice)
+    notice_positions = () if notice_object is None else (NOTICE_POSITION,)
+    positions = chain(range(start), notice_positions, range(end, len(core)))
+    return [
+        notice_object if run is None else with_blocks(raw[run[0]], run[1])
+        for run in kept_runs(core, positions)
+    ]
+
+
+def kept_runs(
+    core: Sequence[Message], positions: Iterable[int]
+) -> list[tuple[int, list[int]] | None]:
+    """(caller index, block indices) per run of consecutive positions sharing a caller message;
+    None where the notice goes."""
+    runs: list[tuple[int, list[int]] | None] = []
+    last: tuple[int, list[int]] | None = None
+    for position in positions:
+        if position == NOTICE_POSITION:
+            runs.append(None)
+            last = None
+            continue
+        message = core[position]
+        source = position if message.source is None else message.source
+        if last is not None and last[0] == source:
+            last[1].extend(message.blocks)
+        else:
+            last = (source, list(message.blocks))
+            runs.append(last)
+    return runs
+
+
+def with_blocks(message: JsonObject, blocks: list[int]) -> JsonObject:
+    """The caller's message itself when every block is kept (or its content is a string);
+    otherwise a copy with every other key as sent and only the kept blocks, in their order."""
+    content = message.get("content")
+    if not isinstance(content, list) or len(blocks) == len(content):
+        return message
+    return {**message, "content": [content[block] for block in sorted(blocks)]}

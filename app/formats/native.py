@@ -1,0 +1,112 @@
+"""The native format: one JSON object per core message, read field by field.
+
+Each caller message becomes exactly one core message at the same index, so writing a window back
+is a splice of the caller's own objects: every extra field travels with its message untouched.
+`tool_call_id`, `tool_name` and `not_dispatched` are read on `tool` messages only; elsewhere they
+are extra fields like any other and are returned as sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.core.messages import Message, Role, ToolCall
+from app.formats.fields import (
+    JsonObject,
+    Problems,
+    call_items,
+    flag,
+    is_object,
+    message_object,
+    optional_name,
+    required_id,
+    required_name,
+    role_of,
+    splice,
+    unknown_role,
+)
+
+ROLES: dict[str, Role] = {
+    "system": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+}
+
+
+def read(raw: list[Any]) -> list[Message]:
+    """The core transcript of a native `messages` array; raises InvalidRequest naming every
+    violation."""
+    problems = Problems()
+    messages: list[Message] = []
+    for index, value in enumerate(raw):
+        message = message_object(value, index, problems)
+        if message is not None:
+            core = read_message(message, index, problems)
+            if core is not None:
+                messages.append(core)
+    problems.raise_if_any()
+    return messages
+
+
+def read_message(message: JsonObject, index: int, problems: Problems) -> Message | None:
+    role = role_of(message, index, problems)
+    injected = flag(message, "injected", (index, "injected"), problems)
+    if role is None:
+        return None
+    core_role = ROLES.get(role)
+    if core_role is None:
+        unknown_role(role, tuple(ROLES), (index, "role"), problems)
+        return None
+    calls = read_calls(message, role, index, problems)
+    content = read_content(message, index, problems)
+    if role != "tool":
+        return Message(core_role, content, calls, injected=injected, source=index)
+    return Message(
+        "tool",
+        content,
+        tool_call_id=required_id(message, "tool_call_id", (index, "tool_call_id"), problems),
+        tool_name=optional_name(message, "tool_name", (index, "tool_name"), problems),
+        injected=injected,
+        not_dispatched=flag(message, "not_dispatched", (index, "not_dispatched"), problems),
+        source=index,
+    )
+
+
+def read_content(message: JsonObject, index: int, problems: Problems) -> str:
+    """A string; null or absent is the empty text."""
+    content = message.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    problems.add((index, "content"), "content must be a string or null", "string_type")
+    return ""
+
+
+def read_calls(
+    message: JsonObject, role: str, index: int, problems: Problems
+) -> tuple[ToolCall, ...]:
+    calls: list[ToolCall] = []
+    for position, item in enumerate(call_items(message, role, index, problems)):
+        loc = (index, "tool_calls", position)
+        if not is_object(item):
+            problems.add(loc, "a tool call must be an object", "dict_type")
+            continue
+        call_id = required_id(item, "id", (*loc, "id"), problems)
+        calls.append(ToolCall(call_id, required_name(item, "name", (*loc, "name"), problems)))
+    return tuple(calls)
+
+
+def notice_message(text: str) -> JsonObject:
+    return {"role": "user", "content": text}
+
+
+def write(
+    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+) -> list[Any]:
+    """The caller's messages with the core range `removed` cut out and the notice in its place."""
+    if removed is None:
+        return list(raw)
+    return splice(raw, removed, None if notice is None else notice_message(notice))

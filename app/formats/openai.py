@@ -1,0 +1,164 @@
+"""OpenAI Chat Completions messages, read into the core model and written back verbatim.
+
+Messages map one to one, so the window is a splice of the caller's own objects. `system` and
+`developer` are both the system envelope; content is a string or an array of parts whose `text`
+(and, on assistant messages, `refusal`) strings are joined, while images, audio, files and part
+types this version does not know add no characters. A tool message carries no tool name on this
+wire: the planner recovers it from the call with the same id. The legacy function-calling shape
+(`function` role, `function_call` field) is refused rather than guessed at, so no call or result
+is ever silently lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.core.messages import Message, Role, ToolCall
+from app.formats.fields import (
+    JsonObject,
+    Loc,
+    Problems,
+    call_items,
+    flag,
+    is_object,
+    joined_text,
+    message_object,
+    present,
+    required_id,
+    required_name,
+    role_of,
+    splice,
+    unknown_role,
+)
+
+ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+}
+TEXT_PARTS = {"text": "text"}
+ASSISTANT_PARTS = {"text": "text", "refusal": "refusal"}
+CALL_TYPES = ("function", "custom")
+USE_TOOL_CALLS = "use 'tool_calls' on assistant messages and 'tool' messages that answer them"
+
+
+def read(raw: list[Any]) -> list[Message]:
+    """The core transcript of Chat Completions `messages`; raises InvalidRequest naming every
+    violation."""
+    problems = Problems()
+    messages: list[Message] = []
+    for index, value in enumerate(raw):
+        message = message_object(value, index, problems)
+        if message is not None:
+            core = read_message(message, index, problems)
+            if core is not None:
+                messages.append(core)
+    problems.raise_if_any()
+    return messages
+
+
+def read_message(message: JsonObject, index: int, problems: Problems) -> Message | None:
+    role = role_of(message, index, problems)
+    injected = flag(message, "injected", (index, "injected"), problems)
+    if present(message, "function_call"):
+        problems.add(
+            (index, "function_call"), f"'function_call' is not supported: {USE_TOOL_CALLS}"
+        )
+    if role is None:
+        return None
+    if role == "function":
+        problems.add(
+            (index, "role"),
+            f"the 'function' role is not supported: {USE_TOOL_CALLS}",
+            "invalid_role",
+        )
+        return None
+    core_role = ROLES.get(role)
+    if core_role is None:
+        unknown_role(role, tuple(ROLES), (index, "role"), problems)
+        return None
+    calls = read_calls(message, role, index, problems)
+    content = read_content(message, role, index, problems)
+    if core_role != "tool":
+        return Message(core_role, content, calls, injected=injected, source=index)
+    return Message(
+        "tool",
+        content,
+        tool_call_id=required_id(message, "tool_call_id", (index, "tool_call_id"), problems),
+        injected=injected,
+        not_dispatched=flag(message, "not_dispatched", (index, "not_dispatched"), problems),
+        source=index,
+    )
+
+
+def read_content(message: JsonObject, role: str, index: int, problems: Problems) -> str:
+    """A string or an array of parts; null or absent only on an assistant message (one that
+    only makes calls)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        counted = ASSISTANT_PARTS if role == "assistant" else TEXT_PARTS
+        return joined_text(content, counted, (index, "content"), problems)
+    if content is None and role == "assistant":
+        return ""
+    if "content" not in message:
+        problems.add((index, "content"), f"a '{role}' message needs content", "missing")
+    else:
+        problems.add((index, "content"), "content must be a string or an array of content parts")
+    return ""
+
+
+def read_calls(
+    message: JsonObject, role: str, index: int, problems: Problems
+) -> tuple[ToolCall, ...]:
+    calls: list[ToolCall] = []
+    for position, item in enumerate(call_items(message, role, index, problems)):
+        loc = (index, "tool_calls", position)
+        if not is_object(item):
+            problems.add(loc, "a tool call must be an object", "dict_type")
+            continue
+        call_id = required_id(item, "id", (*loc, "id"), problems)
+        call_type = item.get("type")
+        if call_type not in CALL_TYPES:
+            refuse_call_type(item, loc, problems)
+            continue
+        spec = item.get(call_type)
+        if not is_object(spec):
+            kind = "missing" if call_type not in item else "dict_type"
+            problems.add(
+                (*loc, call_type), f"a '{call_type}' call needs a '{call_type}' object", kind
+            )
+            continue
+        calls.append(
+            ToolCall(call_id, required_name(spec, "name", (*loc, call_type, "name"), problems))
+        )
+    return tuple(calls)
+
+
+def refuse_call_type(item: JsonObject, loc: Loc, problems: Problems) -> None:
+    if "type" not in item:
+        problems.add(
+            (*loc, "type"), "a tool call needs a 'type' ('function' or 'custom')", "missing"
+        )
+        return
+    shown = f"'{item['type']}'" if isinstance(item["type"], str) else "a non-string type"
+    problems.add(
+        (*loc, "type"), f"tool calls of {shown} are not supported: use 'function' or 'custom'"
+    )
+
+
+def notice_message(text: str) -> JsonObject:
+    return {"role": "user", "content": text}
+
+
+def write(
+    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+) -> list[Any]:
+    """The caller's messages with the core range `removed` cut out and the notice in its place."""
+    if removed is None:
+        return list(raw)
+    return splice(raw, removed, None if notice is None else notice_message(notice))
