@@ -6,9 +6,15 @@ random URLs cannot grow the number of series: anything unmatched is labelled `un
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+
+# Tool names come from callers: only this many distinct names get a series of their own (the rest
+# share `other`), so a caller cannot grow the metrics without bound.
+MAX_TOOL_LABELS = 200
+_SAFE_TOOL_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
@@ -23,6 +29,16 @@ class Metrics:
     refusals: Counter
     cap_results: Counter
     cap_truncations: Counter
+    tool_labels: set[str] = field(default_factory=set)
+
+    def tool_label(self, tool_name: str) -> str:
+        """The label a tool's series uses: its name while names are few and plain, else `other`."""
+        if tool_name in self.tool_labels:
+            return tool_name
+        if len(self.tool_labels) < MAX_TOOL_LABELS and _SAFE_TOOL_LABEL.fullmatch(tool_name):
+            self.tool_labels.add(tool_name)
+            return tool_name
+        return "other"
 
 
 def create_metrics() -> Metrics:

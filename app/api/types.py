@@ -1,7 +1,7 @@
 """Strict JSON types for request fields, shared by every endpoint's schema.
 
-The contract's integers are JSON numbers with an integral value (`2`, `2.0` and `2e0` all mean 2, and
-are echoed as `2`), never a fraction, a boolean or a string; pydantic's lax mode would accept
+The contract's integers are JSON numbers with an integral value (`2`, `2.0` and `2e0` all mean 2,
+and are echoed as `2`), never a fraction, a boolean or a string; pydantic's lax mode would accept
 `"2"` and `true`, and its strict mode would refuse `2.0`, so the rule is written here once.
 """
 
@@ -23,9 +23,10 @@ def whole_number(value: Any) -> int:
         if not value.is_integer():
             raise PydanticCustomError("int_from_fraction", "must be a whole number, not a fraction")
         value = int(value)
-    if value > MAX_INT64:
+    whole: int = value
+    if whole > MAX_INT64:
         raise PydanticCustomError("int_too_large", f"must be at most {MAX_INT64}")
-    return value
+    return whole
 
 
 def json_number(value: Any) -> float | int:
@@ -36,6 +37,7 @@ def json_number(value: Any) -> float | int:
 
 
 WholeNumber = Annotated[int, BeforeValidator(whole_number)]
-PositiveWhole = Annotated[int, BeforeValidator(whole_number), Field(ge=1, le=MAX_INT64)]
-NonNegativeWhole = Annotated[int, BeforeValidator(whole_number), Field(ge=0, le=MAX_INT64)]
+# Field before the validator: the bounds then show in the schema as minimum/maximum.
+PositiveWhole = Annotated[int, Field(ge=1, le=MAX_INT64), BeforeValidator(whole_number)]
+NonNegativeWhole = Annotated[int, Field(ge=0, le=MAX_INT64), BeforeValidator(whole_number)]
 Number = Annotated[float, BeforeValidator(json_number)]

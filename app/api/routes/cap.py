@@ -1,0 +1,101 @@
+"""`POST /v1/tool-results/cap`: validate the ceilings and the results, cap each one, answer.
+
+This module decides nothing about measuring or markers: `app.core.cap` does. It reads the request
+(every violation in one 422), picks each item's ceiling with `cap_for`, hands the item to
+`cap_result`, and writes the entries in the key order of `cap.md` §5. A result that passes is the
+value orjson read from the request, written back by orjson, so it comes back as the same JSON value
+(key order and number spelling of `cap.md` §2.1). Measured and truncated results are counted per
+tool on `/metrics`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.metrics import Metrics
+from app.api.openapi_doc import documented_body
+from app.api.problems import BODY_ERRORS
+from app.api.responses import json_response
+from app.api.schemas.cap import CAP_EXAMPLES, CapItem, CapRequest, CapResponse, with_cap_rule
+from app.core.cap import ABSENT, CapOutcome, cap_for, cap_result
+from app.errors import FieldError, InvalidRequest
+
+router = APIRouter(tags=["cap"])
+
+
+@router.post(
+    "/v1/tool-results/cap",
+    summary="Cap tool results and replace each over-size one with a marker",
+    description=(
+        "Measures each result in characters (Unicode code points; a string as itself, any other "
+        "value as compact JSON, no value as a fixed sentence) against `max_chars` or its tool's "
+        "own ceiling. A result within its ceiling comes back unchanged; one over it is replaced "
+        'by a marker `{"truncated": true, "reason", "head"?}` that says which tool overflowed, '
+        "by how much, and keeps a verbatim head as long as the ceiling allows."
+    ),
+    response_model=CapResponse,
+    response_model_exclude_none=True,
+    responses=BODY_ERRORS,
+    openapi_extra=documented_body(CapRequest, CAP_EXAMPLES),
+)
+async def cap_route(request: Request) -> Response:
+    metrics = request.app.state.metrics
+
+    def handle(raw: Any) -> Response:
+        return cap_answer(raw, metrics)
+
+    return await handle_json_body(request, handle)
+
+
+def cap_answer(raw: Any, metrics: Metrics) -> Response:
+    body = read_cap_request(raw)
+    by_tool = body.max_chars_by_tool or {}
+    entries: list[dict[str, Any]] = []
+    measured: Counter[str] = Counter()
+    truncated: Counter[str] = Counter()
+    for item in body.results:
+        cap = cap_for(item.tool_name, body.max_chars, by_tool)
+        outcome = cap_result(item.tool_name, item.result if item.has_result else ABSENT, cap)
+        entries.append(result_entry(item, cap, outcome))
+        measured[item.tool_name] += 1
+        if outcome.truncated:
+            truncated[item.tool_name] += 1
+    count_results(metrics, measured, truncated)
+    return json_response({"results": entries, "truncated_count": truncated.total()})
+
+
+def read_cap_request(raw: Any) -> CapRequest:
+    """The validated request, or one 422 naming every violation."""
+    if not isinstance(raw, dict):
+        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    errors: list[FieldError] = []
+    body = validate_model(CapRequest, raw, errors)
+    raise_if_any(with_cap_rule(errors))
+    assert body is not None
+    return body
+
+
+def result_entry(item: CapItem, cap: int, outcome: CapOutcome) -> dict[str, Any]:
+    """One entry of the answer, keys in the order of `cap.md` §5."""
+    entry: dict[str, Any] = {}
+    if item.tool_call_id is not None:
+        entry["tool_call_id"] = item.tool_call_id
+    entry["tool_name"] = item.tool_name
+    entry["truncated"] = outcome.truncated
+    entry["chars"] = outcome.chars
+    entry["max_chars"] = cap
+    if outcome.result is not ABSENT:
+        entry["result"] = outcome.result
+    return entry
+
+
+def count_results(metrics: Metrics, measured: Counter[str], truncated: Counter[str]) -> None:
+    for tool_name, count in measured.items():
+        metrics.cap_results.labels(metrics.tool_label(tool_name)).inc(count)
+    for tool_name, count in truncated.items():
+        metrics.cap_truncations.labels(metrics.tool_label(tool_name)).inc(count)
