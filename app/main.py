@@ -17,7 +17,7 @@ from app.api.metrics import create_metrics
 from app.api.middleware import ServiceMiddleware
 from app.api.openapi_doc import build_openapi, register_schema
 from app.api.problems import Problem, install_problem_handlers
-from app.api.routes import cap, kept, offer, service
+from app.api.routes import cap, kept, offer, service, window
 from app.lifecycle import Lifecycle
 from app.logs import stamp_request_ids
 from app.settings import Settings
@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         ServiceMiddleware, metrics=app.state.metrics, max_body_bytes=settings.max_body_bytes
     )
+    app.include_router(window.router)
     app.include_router(cap.router)
     app.include_router(offer.router)
     app.include_router(kept.router)

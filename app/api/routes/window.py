@@ -1,0 +1,174 @@
+"""`POST /v1/window/plan`: translate the request, call the core planner, write the window back.
+
+This module decides nothing about windows: it validates the body, reads the transcript through the
+wire format, hands both to `app.core.window.plan_window`, and serializes the plan in the key order
+of `api.md` together with the new window in the caller's format.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.examples import PLAN_EXAMPLES
+from app.api.ledger import read_optional_ledger
+from app.api.metrics import Metrics
+from app.api.openapi_doc import documented_body
+from app.api.problems import BODY_ERRORS, pydantic_errors
+from app.api.schemas.common import system_chars
+from app.api.schemas.window import PlanRequest, PlanResponse, strategy_error_locs
+from app.api.transcript import read_transcript
+from app.core import plan_types as plan
+from app.core.ledger import StandingRow
+from app.core.window import plan_window
+from app.errors import FieldError, InvalidRequest
+from app.formats import write_window
+
+router = APIRouter(tags=["window"])
+
+
+@router.post(
+    "/v1/window/plan",
+    summary="Plan the context window",
+    description=(
+        "Splits the transcript into turns and, when the strategy engages, removes at most one "
+        "contiguous span of whole turns from the old end, never a turn that refuses to leave; "
+        "reports why every turn is kept (refusals, pins) and returns the new window in the "
+        "caller's format. Send each returned non-null `record` back in `prior_records`."
+    ),
+    response_model=PlanResponse,
+    response_model_exclude_none=True,
+    responses=BODY_ERRORS,
+    openapi_extra=documented_body(PlanRequest, PLAN_EXAMPLES),
+)
+async def plan_route(request: Request) -> Response:
+    settings = request.app.state.settings
+    metrics = request.app.state.metrics
+
+    def handle(raw: Any) -> Response:
+        return plan_answer(raw, settings.max_messages, metrics)
+
+    return await handle_json_body(request, handle)
+
+
+def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
+    started = time.perf_counter()
+    body, options, format_name, messages = read_plan_request(raw, max_messages)
+    result = plan_window(messages, options)
+    content: dict[str, Any] = {
+        "format": format_name,
+        "strategy": result.strategy,
+        "engaged": result.engaged,
+        "current_request": result.current_request,
+        "turns": result.turns,
+        "kept": result.kept,
+        "evicted": result.evicted,
+        "evicted_messages": result.evicted_messages,
+        "pins": result.pins,
+        "refusals": result.refusals,
+        "notice": result.notice,
+        "stats": result.stats,
+        "dropped_tool_names": result.dropped_tool_names,
+        "dropped_standings": result.dropped_standings,
+        "record": result.record,
+    }
+    if format_name == "anthropic":
+        stats = orjson.loads(orjson.dumps(result.stats))
+        stats["system_chars"] = system_chars(body.system)
+        content["stats"] = stats
+    if body.include_window:
+        notice = result.notice.content if result.notice else None
+        content["window"] = write_window(
+            raw["messages"], messages, result.removed, notice, format_name
+        )
+    payload = orjson.dumps(content)
+    count_plan(metrics, result)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return Response(
+        payload,
+        media_type="application/json",
+        headers={"Server-Timing": f"plan;dur={elapsed_ms:.3f}"},
+    )
+
+
+def read_plan_request(
+    raw: Any, max_messages: int
+) -> tuple[PlanRequest, plan.PlanOptions, str, list[Any]]:
+    """The validated request, the core options, the format used and the core messages."""
+    if not isinstance(raw, dict):
+        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    errors: list[FieldError] = []
+    body = validate_model_with_strategy(raw, errors)
+    ledger: tuple[StandingRow, ...] | None = None
+    if isinstance(raw.get("ledger"), list):
+        try:
+            ledger = read_optional_ledger(raw["ledger"])
+        except InvalidRequest as invalid:
+            errors.extend(invalid.under("body", "ledger").errors)
+    transcript = None
+    if isinstance(raw.get("messages"), list) and not any(
+        e.loc[:2] == ("body", "format") for e in errors
+    ):
+        transcript = read_transcript(raw, max_messages, errors)
+    raise_if_any(errors)
+    assert body is not None and transcript is not None
+    format_name, messages = transcript
+    return body, core_options(body, ledger), format_name, messages
+
+
+def validate_model_with_strategy(
+    raw: dict[str, Any], errors: list[FieldError]
+) -> PlanRequest | None:
+    found: list[FieldError] = []
+    body = validate_model(PlanRequest, raw, found)
+    if found:
+        fixed = strategy_error_locs(
+            [{"loc": e.loc[1:], "msg": e.msg, "type": e.type} for e in found]
+        )
+        errors.extend(pydantic_errors(fixed, ("body",)))
+    return body
+
+
+def core_options(body: PlanRequest, ledger: tuple[StandingRow, ...] | None) -> plan.PlanOptions:
+    strategy: plan.Strategy
+    if body.strategy.kind == "sliding-window":
+        strategy = plan.SlidingWindow(keep_recent_turns=body.strategy.keep_recent_turns)
+    else:
+        measured = body.strategy.measured
+        strategy = plan.TokenBudget(
+            threshold_tokens=body.strategy.threshold_tokens,
+            keep_recent_turns=body.strategy.keep_recent_turns,
+            measured=plan.Measured(measured.input_tokens, measured.output_tokens)
+            if measured
+            else None,
+        )
+    return plan.PlanOptions(
+        strategy=strategy,
+        keep_last_tool_results=body.keep_last_tool_results,
+        ledger=ledger,
+        keep_ledger_facts=body.keep_ledger_facts,
+        request_text=body.request_text,
+        paused=plan.Paused(body.paused.tool_call_id, body.paused.check_in)
+        if body.paused
+        else None,
+        iteration=body.iteration,
+        prior_records=tuple(
+            plan.PriorRecord(
+                record.removed_message_count, tuple(r.reason for r in record.refusals)
+            )
+            for record in body.prior_records or ()
+        ),
+    )
+
+
+def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
+    metrics.plans.labels(result.strategy, str(result.engaged).lower()).inc()
+    if result.stats.removed_message_count:
+        metrics.removed_messages.labels(result.strategy).inc(result.stats.removed_message_count)
+    for refusal in result.refusals:
+        metrics.refusals.labels(refusal.reason).inc()

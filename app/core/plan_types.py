@@ -1,0 +1,228 @@
+"""The values a window plan reads and returns.
+
+Inputs are the options of `POST /v1/window/plan` after the HTTP layer has validated them; outputs
+are the plan, whose fields are declared in the order the response writes them, so a serializer that
+walks the fields in order produces the documented key order. Every index in an output value refers
+to the caller's messages array; only `WindowPlan.removed` is a range of the core transcript, for the
+writer that builds the new window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from app.core.ledger import Standing, StandingRow
+
+RefusalReason = Literal[
+    "current-request",
+    "system-envelope",
+    "paused-tool",
+    "pending-check-in",
+    "unresolved-tool-call",
+    "last-tool-result",
+    "ledger-fact",
+    "inside-keep-window",
+    "replacement-not-smaller",
+]
+HeldBy = RefusalReason | Literal["not-reached"]
+Fate = Literal["kept", "evicted"]
+Rung = Literal["rich", "plain"]
+StrategyKind = Literal["sliding-window", "token-budget"]
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SlidingWindow:
+    """Act whenever the transcript holds more turns than the keep window."""
+
+    keep_recent_turns: int = 6
+
+    @property
+    def kind(self) -> StrategyKind:
+        return "sliding-window"
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """The provider's usage report for the last model call."""
+
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenBudget:
+    """Act when the provider measured more input tokens than the threshold."""
+
+    threshold_tokens: float
+    keep_recent_turns: int = 6
+    measured: Measured | None = None
+
+    @property
+    def kind(self) -> StrategyKind:
+        return "token-budget"
+
+
+Strategy = SlidingWindow | TokenBudget
+
+
+@dataclass(frozen=True, slots=True)
+class Paused:
+    """The call the run is paused on; `check_in` when it waits for a person."""
+
+    tool_call_id: str
+    check_in: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PriorRecord:
+    """The two things the stand-down reads back from a record this service returned earlier."""
+
+    removed_message_count: int
+    refusal_reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    """Every option of a plan. `ledger` None means absent: ledger-fact pins are off."""
+
+    strategy: Strategy = SlidingWindow()
+    keep_last_tool_results: int = 2
+    ledger: tuple[StandingRow, ...] | None = None
+    keep_ledger_facts: int = 4
+    request_text: str | None = None
+    paused: Paused | None = None
+    iteration: int = 1
+    prior_records: tuple[PriorRecord, ...] = ()
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentRequest:
+    message_index: int
+    turn_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A turn as reported: `start` and `length` in caller messages, `chars` of its core messages."""
+
+    index: int
+    start: int
+    length: int
+    chars: int
+    fate: Fate
+    held_by: HeldBy | None
+
+
+@dataclass(frozen=True, slots=True)
+class LastToolResultPin:
+    tool_name: str
+    turn_index: int
+    message_index: int
+    chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerFactPin:
+    tool_name: str
+    turn_index: int
+    message_index: int
+    chars: int
+    tool_call_ids: tuple[str, ...]
+
+
+PinT = TypeVar("PinT", LastToolResultPin, LedgerFactPin)
+
+
+@dataclass(frozen=True, slots=True)
+class PinBlock(Generic[PinT]):
+    """What one pin kind holds: the admitted pins, and how many the ceiling turned away."""
+
+    pinned: tuple[PinT, ...]
+    yielded: int
+    limit: int
+    stand_down: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pins:
+    last_tool_result: PinBlock[LastToolResultPin] | None
+    ledger_fact: PinBlock[LedgerFactPin] | None
+
+
+NO_PINS = Pins(last_tool_result=None, ledger_fact=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    reason: RefusalReason
+    turn_index: int
+    message_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """The drop notice inserted where the span was; `window_index` counts caller messages."""
+
+    content: str
+    window_index: int
+    rung: Rung
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    messages_before: int
+    messages_after: int
+    turns_before: int
+    turns_after: int
+    chars_before: int
+    chars_after: int
+    removed_message_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedStanding:
+    tool_call_id: str
+    standing: Standing | None
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """What an engaged plan files; the caller sends it back in `prior_records`."""
+
+    strategy: StrategyKind
+    iteration: int
+    removed_message_count: int
+    refusals: tuple[Refusal, ...]
+    pins: Pins
+
+
+@dataclass(frozen=True, slots=True)
+class WindowPlan:
+    """The plan, in response order; `strategy` and `removed` are for the window writer.
+
+    `removed` is the core message range [s, e) that leaves, or None when nothing leaves; a notice,
+    when there is one, takes the place of that range.
+    """
+
+    engaged: bool
+    current_request: CurrentRequest | None
+    turns: tuple[Turn, ...]
+    kept: tuple[int, ...]
+    evicted: tuple[int, ...]
+    evicted_messages: tuple[int, ...]
+    pins: Pins
+    refusals: tuple[Refusal, ...]
+    notice: Notice | None
+    stats: Stats
+    dropped_tool_names: tuple[str, ...]
+    dropped_standings: tuple[DroppedStanding, ...] | None
+    record: Record | None
+    strategy: StrategyKind
+    removed: tuple[int, int] | None

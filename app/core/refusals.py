@@ -1,0 +1,124 @@
+"""The refusal engine: why a turn will not leave, the keep window, and which span leaves.
+
+Every kept turn is given a reason, so a caller can see what holds the window. The engine removes
+at most one contiguous run of candidate turns from the old end: refusing turns before the run are
+stepped over, and the first refusing turn after it ends it, because removing on both sides of a
+held turn would cut two holes in the history. Turns after that one are not evaluated at all.
+Pin admission happens before this (`app.core.pins`); this module only reads which turns each pin
+kind holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.core.messages import Message
+from app.core.plan_types import Paused, Refusal, RefusalReason
+from app.core.turns import Segment
+
+
+def answered_ids(messages: Sequence[Message]) -> frozenset[str]:
+    """Every call id some `tool` message answers, `not_dispatched` ones included."""
+    return frozenset(
+        message.tool_call_id
+        for message in messages
+        if message.role == "tool" and message.tool_call_id
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalContext:
+    """What the per-turn rules read besides the turn itself."""
+
+    messages: Sequence[Message]
+    request_turn: int | None
+    paused: Paused | None
+    answered: frozenset[str]
+    held_by_last_tool_result: frozenset[int]
+    held_by_ledger_fact: frozenset[int]
+
+
+def holds_system_message(messages: Sequence[Message], segment: Segment) -> bool:
+    for position in range(segment.start, segment.end):
+        if messages[position].role == "system":
+            return True
+    return False
+
+
+def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) -> bool:
+    """The turn answers the call or makes it."""
+    for position in range(segment.start, segment.end):
+        message = messages[position]
+        if message.role == "tool" and message.tool_call_id == call_id:
+            return True
+        for call in message.tool_calls:
+            if call.id == call_id:
+                return True
+    return False
+
+
+def has_unanswered_call(
+    messages: Sequence[Message], segment: Segment, answered: frozenset[str]
+) -> bool:
+    for position in range(segment.start, segment.end):
+        for call in messages[position].tool_calls:
+            if call.id not in answered:
+                return True
+    return False
+
+
+def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | None:
+    """Why the turn refuses to leave (the first rule that matches), or None when it may leave."""
+    messages = context.messages
+    if segment.index == context.request_turn:
+        return "current-request"
+    if holds_system_message(messages, segment):
+        return "system-envelope"
+    paused = context.paused
+    if paused is not None and touches_call(messages, segment, paused.tool_call_id):
+        return "pending-check-in" if paused.check_in else "paused-tool"
+    if has_unanswered_call(messages, segment, context.answered):
+        return "unresolved-tool-call"
+    if segment.index in context.held_by_last_tool_result:
+        return "last-tool-result"
+    if segment.index in context.held_by_ledger_fact:
+        return "ledger-fact"
+    return None
+
+
+def keep_window_refusals(cc: int, turn_starts: Sequence[int]) -> list[Refusal]:
+    """Every turn from `cc` on stays, whatever else it holds, and is reported only as such."""
+    return [
+        Refusal("inside-keep-window", index, turn_starts[index])
+        for index in range(cc, len(turn_starts))
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class SpanChoice:
+    """The refusals met among the candidates, and the span `first … last` (None when none)."""
+
+    before: tuple[Refusal, ...]
+    first: int | None
+    last: int | None
+
+
+def choose_span(
+    segments: Sequence[Segment], cc: int, context: RefusalContext, turn_starts: Sequence[int]
+) -> SpanChoice:
+    """Evaluate candidates oldest first; the first refusal after the span started ends it."""
+    before: list[Refusal] = []
+    first: int | None = None
+    last: int | None = None
+    for segment in segments[:cc]:
+        reason = reason_for(segment, context)
+        if reason is None:
+            if first is None:
+                first = segment.index
+            last = segment.index
+            continue
+        before.append(Refusal(reason, segment.index, turn_starts[segment.index]))
+        if first is not None:
+            break
+    return SpanChoice(tuple(before), first, last)

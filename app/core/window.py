@@ -1,0 +1,370 @@
+"""The window plan: whether the strategy acts, which span leaves, and what the plan reports.
+
+`plan_window` is the single entry point. It segments the transcript, finds the current request,
+asks the strategy whether to act and, when it does, admits pins, chooses the span, climbs the
+notice ladder and reports every turn's fate with the reason that kept it. It removes at most one
+contiguous run of whole turns per request even when a budget is still exceeded: the next request
+continues, and a plan that removed nothing says why. It neither writes the new window (the caller's
+format is not known here; `WindowPlan.removed` says what leaves) nor estimates tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+from app.core.current_request import current_request_index
+from app.core.ledger import fold_ledger
+from app.core.messages import Message
+from app.core.names import first_call_names, name_of
+from app.core.notice import climb_ladder
+from app.core.pins import LedgerFold, PinPlan, is_result_message, plan_pins, standing_of
+from app.core.plan_types import (
+    NO_PINS,
+    CurrentRequest,
+    DroppedStanding,
+    HeldBy,
+    LastToolResultPin,
+    LedgerFactPin,
+    Measured,
+    Notice,
+    Paused,
+    PinBlock,
+    Pins,
+    PlanOptions,
+    PriorRecord,
+    Record,
+    Refusal,
+    Rung,
+    SlidingWindow,
+    Stats,
+    Strategy,
+    TokenBudget,
+    Turn,
+    WindowPlan,
+)
+from app.core.refusals import RefusalContext, answered_ids, choose_span, keep_window_refusals
+from app.core.turns import (
+    Segment,
+    caller_indices,
+    caller_message_count,
+    segment_turns,
+    turn_index_of,
+)
+
+__all__ = [
+    "CurrentRequest",
+    "DroppedStanding",
+    "LastToolResultPin",
+    "LedgerFactPin",
+    "Measured",
+    "Notice",
+    "Paused",
+    "PinBlock",
+    "PlanOptions",
+    "PriorRecord",
+    "Record",
+    "Refusal",
+    "SlidingWindow",
+    "Stats",
+    "TokenBudget",
+    "Turn",
+    "WindowPlan",
+    "dropped_tool_names",
+    "plan_window",
+    "strategy_engages",
+]
+
+
+def strategy_engages(strategy: Strategy, turn_count: int) -> bool:
+    """Whether the strategy acts on this request.
+
+    A token budget acts only on a measurement above its threshold: with nothing measured (or a
+    report of 0/0, which the HTTP layer refuses) there is nothing to judge.
+    """
+    if isinstance(strategy, SlidingWindow):
+        return turn_count > strategy.keep_recent_turns
+    measured = strategy.measured
+    if measured is None or (measured.input_tokens == 0 and measured.output_tokens == 0):
+        return False
+    return measured.input_tokens > strategy.threshold_tokens
+
+
+def dropped_tool_names(
+    messages: Sequence[Message], start: int, end: int, call_names: dict[str, str]
+) -> tuple[str, ...]:
+    """`name_of` of every message in `start … end−1`, first appearance order, each once."""
+    names = (name_of(messages[position], call_names) for position in range(start, end))
+    return tuple(dict.fromkeys(name for name in names if name is not None))
+
+
+def dropped_standings(
+    messages: Sequence[Message], start: int, end: int, fold: LedgerFold
+) -> tuple[DroppedStanding, ...]:
+    """One entry per removed result message, in order; standing None is undeclared."""
+    standings: list[DroppedStanding] = []
+    for position in range(start, end):
+        message = messages[position]
+        if is_result_message(message):
+            call_id = message.tool_call_id or ""
+            standings.append(DroppedStanding(call_id, standing_of(fold, call_id)))
+    return tuple(standings)
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """The request's core transcript with what several rules read about it, computed once."""
+
+    messages: Sequence[Message]
+    segments: tuple[Segment, ...]
+    callers: list[int]
+    turn_starts: list[int]
+    chars: int
+
+    @classmethod
+    def of(cls, messages: Sequence[Message]) -> Transcript:
+        segments = segment_turns(messages)
+        callers = caller_indices(messages)
+        turn_starts = [callers[segment.start] for segment in segments]
+        return cls(messages, segments, callers, turn_starts, sum(s.chars for s in segments))
+
+    def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
+        """The distinct caller messages core messages `start … end−1` come from, ascending."""
+        return tuple(sorted(set(self.callers[start:end])))
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """What happens to the chosen span `first … last` (core messages `start … end−1`)."""
+
+    first: int
+    last: int
+    start: int
+    end: int
+    caller_messages: tuple[int, ...]
+    chars: int
+    tool_names: tuple[str, ...]
+    notice_content: str | None
+    rung: Rung | None
+    refused: bool
+
+
+def drop_span(
+    transcript: Transcript,
+    first: int,
+    last: int,
+    request_turn: int | None,
+    call_names: dict[str, str],
+    options: PlanOptions,
+) -> Drop:
+    """Split around the span and, when the removal reaches the front, climb the notice ladder.
+
+    Further in, a refusing turn that is not the request stays before the span and opens the
+    window, so the span leaves with no notice.
+    """
+    segments, messages = transcript.segments, transcript.messages
+    start, end = segments[first].start, segments[last].end
+    caller_messages = transcript.caller_messages(start, end)
+    chars = sum(segments[index].chars for index in range(first, last + 1))
+    tool_names = dropped_tool_names(messages, start, end, call_names)
+    kept_request = first == 1 and request_turn == 0
+    if start != 0 and not kept_request:
+        return Drop(first, last, start, end, caller_messages, chars, tool_names, None, None, False)
+    ladder = climb_ladder(
+        span_chars=chars,
+        removed_count=len(caller_messages),
+        iteration=options.iteration,
+        strategy=options.strategy.kind,
+        kept_request=kept_request,
+        dropped_names=tool_names,
+        non_user_would_open=start == 0 and end < len(messages) and messages[end].role != "user",
+    )
+    return Drop(
+        first,
+        last,
+        start,
+        end,
+        caller_messages,
+        chars,
+        tool_names,
+        ladder.content,
+        ladder.rung,
+        ladder.refused,
+    )
+
+
+def reported_turns(
+    transcript: Transcript, held: Sequence[HeldBy | None], evicted: range
+) -> tuple[Turn, ...]:
+    callers = transcript.callers
+    return tuple(
+        Turn(
+            segment.index,
+            transcript.turn_starts[segment.index],
+            caller_message_count(callers[segment.start : segment.end]),
+            segment.chars,
+            "evicted" if segment.index in evicted else "kept",
+            held[segment.index],
+        )
+        for segment in transcript.segments
+    )
+
+
+def current_request_of(
+    transcript: Transcript, request: int | None
+) -> tuple[CurrentRequest | None, int | None]:
+    """The reported current request and the turn holding it."""
+    if request is None:
+        return None, None
+    turn = turn_index_of(transcript.segments, request)
+    return CurrentRequest(transcript.callers[request], turn), turn
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The refusals in report order, every turn's `held_by`, and the drop (None: nothing leaves)."""
+
+    refusals: tuple[Refusal, ...]
+    held: tuple[HeldBy | None, ...]
+    drop: Drop | None
+
+
+def decide(
+    transcript: Transcript,
+    cc: int,
+    request_turn: int | None,
+    pin_plan: PinPlan,
+    call_names: dict[str, str],
+    options: PlanOptions,
+) -> Decision:
+    """Run the refusal engine over the candidates and drop the span it chooses, if it may leave."""
+    messages, segments, turn_starts = (
+        transcript.messages,
+        transcript.segments,
+        transcript.turn_starts,
+    )
+    held: list[HeldBy | None] = [None] * len(segments)
+    keep_refusals = keep_window_refusals(cc, turn_starts)
+    for refusal in keep_refusals:
+        held[refusal.turn_index] = refusal.reason
+    if cc == 0:
+        return Decision(tuple(keep_refusals), tuple(held), None)
+    context = RefusalContext(
+        messages=messages,
+        request_turn=request_turn,
+        paused=options.paused,
+        answered=answered_ids(messages),
+        held_by_last_tool_result=pin_plan.held_by_last_tool_result(),
+        held_by_ledger_fact=pin_plan.held_by_ledger_fact(),
+    )
+    choice = choose_span(segments, cc, context, turn_starts)
+    for refusal in choice.before:
+        held[refusal.turn_index] = refusal.reason
+    refusals = (*choice.before, *keep_refusals)
+    if choice.first is None or choice.last is None:
+        return Decision(refusals, tuple(held), None)
+    for index in range(choice.last + 1, cc):
+        if held[index] is None:
+            held[index] = "not-reached"
+    drop = drop_span(transcript, choice.first, choice.last, request_turn, call_names, options)
+    if not drop.refused:
+        return Decision(refusals, tuple(held), drop)
+    for index in range(drop.first, drop.last + 1):
+        held[index] = "replacement-not-smaller"
+    refused = Refusal("replacement-not-smaller", drop.first, turn_starts[drop.first])
+    return Decision((refused, *refusals), tuple(held), None)
+
+
+def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
+    """The inserted notice; its `window_index` counts the caller messages before it."""
+    if drop is None or drop.notice_content is None or drop.rung is None:
+        return None
+    window_index = caller_message_count(transcript.callers[: drop.start])
+    return Notice(drop.notice_content, window_index, drop.rung)
+
+
+def stats_of(transcript: Transcript, drop: Drop | None, notice: Notice | None) -> Stats:
+    """Counts before and after; the notice is one message and one turn, and its chars count."""
+    callers, turns = transcript.callers, len(transcript.segments)
+    messages_before = caller_message_count(callers)
+    if drop is None:
+        return Stats(
+            messages_before, messages_before, turns, turns, transcript.chars, transcript.chars, 0
+        )
+    inserted: list[int | None] = [] if notice is None else [None]
+    window = chain(callers[: drop.start], inserted, callers[drop.end :])
+    return Stats(
+        messages_before,
+        caller_message_count(window),
+        turns,
+        turns - (drop.last - drop.first + 1) + len(inserted),
+        transcript.chars,
+        transcript.chars - drop.chars + (0 if notice is None else len(notice.content)),
+        len(drop.caller_messages),
+    )
+
+
+def plan_window(messages: Sequence[Message], options: PlanOptions | None = None) -> WindowPlan:
+    """Plan the window for one request (see the module docstring)."""
+    options = PlanOptions() if options is None else options
+    strategy = options.strategy
+    transcript = Transcript.of(messages)
+    turn_count = len(transcript.segments)
+    request = current_request_index(messages, options.request_text)
+    current_request, request_turn = current_request_of(transcript, request)
+
+    if not strategy_engages(strategy, turn_count):
+        return WindowPlan(
+            engaged=False,
+            current_request=current_request,
+            turns=reported_turns(transcript, [None] * turn_count, range(0)),
+            kept=tuple(range(turn_count)),
+            evicted=(),
+            evicted_messages=(),
+            pins=NO_PINS,
+            refusals=(),
+            notice=None,
+            stats=stats_of(transcript, None, None),
+            dropped_tool_names=(),
+            dropped_standings=None if options.ledger is None else (),
+            record=None,
+            strategy=strategy.kind,
+            removed=None,
+        )
+
+    cc = max(0, turn_count - strategy.keep_recent_turns)
+    fold = None if options.ledger is None else fold_ledger(options.ledger)
+    call_names = first_call_names(messages)
+    after = -1 if request is None else request
+    pin_plan = plan_pins(
+        messages, transcript.segments, transcript.turn_starts, call_names, fold, after, cc, options
+    )
+    pins = Pins(pin_plan.last_tool_result, pin_plan.ledger_fact)
+    decision = decide(transcript, cc, request_turn, pin_plan, call_names, options)
+    drop = decision.drop
+    evicted = range(0) if drop is None else range(drop.first, drop.last + 1)
+    notice = notice_of(transcript, drop)
+    stats = stats_of(transcript, drop, notice)
+    standings: tuple[DroppedStanding, ...] | None = None
+    if fold is not None:
+        standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)
+    return WindowPlan(
+        engaged=True,
+        current_request=current_request,
+        turns=reported_turns(transcript, decision.held, evicted),
+        kept=tuple(index for index in range(turn_count) if index not in evicted),
+        evicted=tuple(evicted),
+        evicted_messages=() if drop is None else drop.caller_messages,
+        pins=pins,
+        refusals=decision.refusals,
+        notice=notice,
+        stats=stats,
+        dropped_tool_names=() if drop is None else drop.tool_names,
+        dropped_standings=standings,
+        record=Record(
+            strategy.kind, options.iteration, stats.removed_message_count, decision.refusals, pins
+        ),
+        strategy=strategy.kind,
+        removed=None if drop is None else (drop.start, drop.end),
+    )

@@ -1,0 +1,354 @@
+"""The guarantees of window.md §1, over random transcripts and options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from itertools import groupby
+from typing import Any
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.core.current_request import current_request_index
+from app.core.ledger import STANDINGS, StandingRow
+from app.core.messages import Message, ToolCall
+from app.core.turns import segment_turns
+from app.core.window import (
+    Measured,
+    Paused,
+    PlanOptions,
+    PriorRecord,
+    SlidingWindow,
+    TokenBudget,
+    WindowPlan,
+    plan_window,
+)
+from tests.core.window_fixtures import new_window, prior_record
+
+TOOLS = ("look", "move", "probe", "has space", "x" * 49)
+TEXTS = ("", "ok", "go", "x" * 60, "y" * 250, "z" * 500)
+FRAMES = ("[dropped history — 1 earlier message(s)", "[compacted history] old")
+KINDS = (
+    "user",
+    "injected",
+    "frame",
+    "system",
+    "text",
+    "calls",
+    "calls",
+    "calls",
+    "calls",
+    "orphan",
+)
+REASONS = ("last-tool-result", "last-tool-result", "ledger-fact", "inside-keep-window")
+
+
+@dataclass(frozen=True)
+class Case:
+    messages: list[Message]
+    options: PlanOptions
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> list[Message]:
+    """Well-formed batches (results right after their call), plus the oddities the spec allows:
+    leading and orphan results, unanswered calls, results that never ran, nameless results."""
+    messages: list[Message] = []
+    counter = 0
+    opening = draw(st.sampled_from(["request", "request", "lead", "none"]))
+    if opening == "lead":
+        messages.append(Message("tool", draw(st.sampled_from(TEXTS)), tool_call_id="lead"))
+    elif opening == "request":
+        messages.append(Message("user", draw(st.sampled_from(["ask", "x" * 60]))))
+    for _ in range(draw(st.integers(0, 14))):
+        kind = draw(st.sampled_from(KINDS))
+        text = draw(st.sampled_from(TEXTS))
+        if kind == "user":
+            messages.append(Message("user", draw(st.sampled_from(["ask", "again", *TEXTS]))))
+        elif kind == "injected":
+            messages.append(Message("user", text, injected=True))
+        elif kind == "frame":
+            messages.append(Message("user", draw(st.sampled_from(FRAMES))))
+        elif kind == "system":
+            messages.append(Message("system", text))
+        elif kind == "text":
+            messages.append(Message("assistant", text))
+        elif kind == "orphan":
+            messages.append(Message("tool", text, tool_call_id="nobody", tool_name="look"))
+        else:
+            calls = []
+            for _ in range(draw(st.integers(1, 3))):
+                counter += 1
+                calls.append(ToolCall(f"c{counter}", draw(st.sampled_from(TOOLS))))
+            messages.append(Message("assistant", text, tool_calls=tuple(calls)))
+            for call in calls:
+                fate = draw(st.sampled_from(["named", "named", "nameless", "not-run", "none"]))
+                if fate == "none":
+                    continue
+                messages.append(
+                    Message(
+                        "tool",
+                        draw(st.sampled_from(TEXTS)),
+                        tool_call_id=call.id,
+                        tool_name=call.name if fate == "named" else None,
+                        not_dispatched=fate == "not-run",
+                    )
+                )
+    return messages
+
+
+def call_ids(messages: list[Message]) -> list[str]:
+    return [call.id for message in messages for call in message.tool_calls]
+
+
+@st.composite
+def cases(draw: st.DrawFn, prior: bool = True) -> Case:
+    messages = draw(transcripts())
+    ids = call_ids(messages)
+    keep = draw(st.integers(1, 5))
+    strategy: SlidingWindow | TokenBudget
+    if draw(st.integers(0, 3)) == 0:
+        measured = draw(
+            st.sampled_from([None, Measured(0, 0), Measured(50, 1), Measured(5000, 10)])
+        )
+        strategy = TokenBudget(100.0, keep, measured)
+    else:
+        strategy = SlidingWindow(keep)
+    ledger = None
+    if draw(st.booleans()):
+        ledger = tuple(
+            StandingRow(call_id, draw(st.sampled_from(["fact", *STANDINGS])))
+            for call_id in ids
+            if draw(st.integers(0, 2)) > 0
+        )
+    user_texts = [m.content for m in messages if m.role == "user"]
+    request_text = draw(st.sampled_from([None, "absent", *user_texts]))
+    paused = None
+    if ids and draw(st.booleans()):
+        paused = Paused(draw(st.sampled_from(ids)), draw(st.booleans()))
+    prior_records: tuple[PriorRecord, ...] = ()
+    if prior:
+        prior_records = tuple(
+            draw(
+                st.lists(
+                    st.builds(
+                        PriorRecord,
+                        st.sampled_from([0, 0, 1]),
+                        st.lists(st.sampled_from(REASONS), min_size=1, max_size=2).map(tuple),
+                    ),
+                    min_size=draw(st.sampled_from([0, 2])),
+                    max_size=3,
+                )
+            )
+        )
+    options = PlanOptions(
+        strategy=strategy,
+        keep_last_tool_results=draw(st.integers(0, 3)),
+        ledger=ledger,
+        keep_ledger_facts=draw(st.integers(0, 3)),
+        request_text=request_text,
+        paused=paused,
+        iteration=draw(st.integers(1, 12)),
+        prior_records=prior_records,
+    )
+    return Case(messages, options)
+
+
+PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
+
+
+def cc_of(case: Case, result: WindowPlan) -> int:
+    return max(0, len(result.turns) - case.options.strategy.keep_recent_turns)
+
+
+@PROPERTY
+@given(cases())
+def test_every_turn_is_kept_or_evicted_once_and_one_span_leaves(case: Case) -> None:
+    result = plan_window(case.messages, case.options)
+    turns = range(len(result.turns))
+    assert sorted([*result.kept, *result.evicted]) == list(turns)
+    assert [t.fate == "evicted" for t in result.turns] == [i in result.evicted for i in turns]
+    if result.evicted:
+        assert list(result.evicted) == list(range(result.evicted[0], result.evicted[-1] + 1))
+    if result.removed is None:
+        assert result.evicted == () and result.evicted_messages == () and result.notice is None
+    else:
+        start, end = result.removed
+        first, last = result.turns[result.evicted[0]], result.turns[result.evicted[-1]]
+        # whole turns only: the range starts and ends on turn boundaries
+        assert (first.start, last.start + last.length) == (start, end)
+        assert result.evicted_messages == tuple(range(start, end))
+        assert result.stats.removed_message_count == end - start
+    if not result.engaged:
+        assert result.refusals == () and result.record is None and result.removed is None
+        assert all(turn.held_by is None for turn in result.turns)
+
+
+@PROPERTY
+@given(cases())
+def test_calls_and_results_leave_together(case: Case) -> None:
+    result = plan_window(case.messages, case.options)
+    window = new_window(case.messages, result)
+    called = set(call_ids(case.messages))
+    calls_in_window = set(call_ids(window))
+    answered_in_input = {m.tool_call_id for m in case.messages if m.role == "tool"}
+    answered_in_window = {m.tool_call_id for m in window if m.role == "tool"}
+    for call_id in called:
+        if call_id in answered_in_input:
+            assert (call_id in calls_in_window) == (call_id in answered_in_window)
+
+
+@PROPERTY
+@given(cases())
+def test_protected_turns_never_leave(case: Case) -> None:
+    result = plan_window(case.messages, case.options)
+    segments = segment_turns(case.messages)
+    answered = {m.tool_call_id for m in case.messages if m.role == "tool"}
+    request = current_request_index(case.messages, case.options.request_text)
+    paused = case.options.paused
+    for segment in segments:
+        held = case.messages[segment.start : segment.end]
+        protected = (
+            (request is not None and segment.start <= request < segment.end)
+            or any(m.role == "system" for m in held)
+            or any(call.id not in answered for m in held for call in m.tool_calls)
+            or (paused is not None and paused.tool_call_id in call_ids(held))
+            or segment.index >= cc_of(case, result)
+        )
+        if protected:
+            assert segment.index not in result.evicted
+
+
+@PROPERTY
+@given(cases())
+def test_pins_never_exceed_their_ceilings(case: Case) -> None:
+    result = plan_window(case.messages, case.options)
+    blocks = [
+        (result.pins.last_tool_result, case.options.keep_last_tool_results),
+        (result.pins.ledger_fact, case.options.keep_ledger_facts),
+    ]
+    if case.options.ledger is None:
+        assert result.pins.ledger_fact is None and result.dropped_standings is None
+    for block, ceiling in blocks:
+        if ceiling == 0 or not result.engaged:
+            assert block is None
+        if block is None:
+            continue
+        assert block.limit == ceiling
+        assert len(block.pinned) <= ceiling and block.yielded >= 0
+        if block.stand_down:
+            assert block.pinned == () and block.yielded == 0
+        else:
+            assert block.pinned
+        for pin in block.pinned:
+            assert pin.turn_index < cc_of(case, result)
+            assert result.turns[pin.turn_index].fate == "kept"
+
+
+@PROPERTY
+@given(cases())
+def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
+    case: Case,
+) -> None:
+    result = plan_window(case.messages, case.options)
+    window = new_window(case.messages, result)
+    stats = result.stats
+    assert stats.messages_after == len(window)
+    assert stats.chars_after == sum(len(m.content) for m in window)
+    assert stats.turns_after == len(segment_turns(window))
+    if result.removed is not None and result.removed[0] == 0:
+        assert window[0].role == "user"
+    if result.notice is not None:
+        assert result.removed is not None
+        assert result.notice.window_index == result.removed[0]
+        start, end = result.removed
+        assert len(result.notice.content) < sum(len(m.content) for m in case.messages[start:end])
+
+
+def held_in(result: WindowPlan) -> set[int]:
+    """The turns a first plan pinned or refused (a refusal row or a refused drop)."""
+    pinned = {
+        pin.turn_index
+        for block in (result.pins.last_tool_result, result.pins.ledger_fact)
+        if block is not None
+        for pin in block.pinned
+    }
+    refused = {t.index for t in result.turns if t.held_by not in (None, "not-reached")}
+    return pinned | refused
+
+
+@PROPERTY
+@given(cases(prior=False))
+def test_sending_the_window_back_never_evicts_what_was_held(case: Case) -> None:
+    first = plan_window(case.messages, case.options)
+    window = new_window(case.messages, first)
+    records = () if first.record is None else (prior_record(first.record),)
+    second = plan_window(window, replace(case.options, prior_records=records))
+    shift = 0
+    if first.removed is not None:
+        shift = len(first.evicted) - (1 if first.notice is not None else 0)
+    before, after = segment_turns(case.messages), segment_turns(window)
+    for index in held_in(first):
+        assert index not in first.evicted
+        mapped = index if not first.evicted or index < first.evicted[0] else index - shift
+        assert window[after[mapped].start] is case.messages[before[index].start]
+        assert mapped not in second.evicted
+
+
+@PROPERTY
+@given(cases())
+def test_the_same_request_gives_the_same_plan(case: Case) -> None:
+    copied: Any = [replace(message) for message in case.messages]
+    assert orjson.dumps(plan_window(case.messages, case.options)) == orjson.dumps(
+        plan_window(copied, case.options)
+    )
+
+
+def anthropic_sources(messages: list[Message]) -> list[Message]:
+    """Group core messages as the Anthropic reader would: a user caller message holds the results
+    of consecutive tool messages and, after them, at most one text message."""
+    sourced: list[Message] = []
+    caller = -1
+    previous_role: str | None = None
+    for message in messages:
+        joins = previous_role == "tool" and message.role in ("tool", "user")
+        caller += 0 if joins else 1
+        sourced.append(replace(message, source=caller))
+        previous_role = message.role
+    return sourced
+
+
+@PROPERTY
+@given(cases())
+def test_indices_are_reported_in_caller_messages(case: Case) -> None:
+    messages = anthropic_sources(case.messages)
+    result = plan_window(messages, case.options)
+    segments = segment_turns(messages)
+    sources = [m.source for m in messages]
+    assert [t.start for t in result.turns] == [sources[s.start] for s in segments]
+    assert [t.length for t in result.turns] == [
+        len(set(sources[s.start : s.end])) for s in segments
+    ]
+    for refusal in result.refusals:
+        assert refusal.message_index == result.turns[refusal.turn_index].start
+    for block in (result.pins.last_tool_result, result.pins.ledger_fact):
+        for pin in () if block is None else block.pinned:
+            assert pin.message_index == result.turns[pin.turn_index].start
+    if result.current_request is not None:
+        request = current_request_index(messages, case.options.request_text)
+        assert result.current_request.message_index == sources[request or 0]
+    stats = result.stats
+    assert stats.messages_before == len(set(sources))
+    window = new_window(messages, result)
+    keys = [object() if m.source is None else m.source for m in window]
+    assert stats.messages_after == len(list(groupby(keys)))
+    if result.removed is None:
+        assert result.evicted_messages == () and stats.removed_message_count == 0
+    else:
+        start, end = result.removed
+        assert result.evicted_messages == tuple(sorted(set(sources[start:end])))
+        assert stats.removed_message_count == len(result.evicted_messages)
+        if result.notice is not None:
+            assert result.notice.window_index == len(set(sources[:start]))
+            assert f"— {len(result.evicted_messages)} earlier" in result.notice.content
