@@ -13,7 +13,6 @@ view, which would quote tickets instead of results.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Literal
 
 import orjson
@@ -96,6 +95,6 @@ def collapse(
         if ticket is None:
             ticket = tickets[row.tool_call_id] = ticket_for(row)
         if message.content != ticket:
-            view[index] = replace(message, content=ticket)
+            view[index] = message._replace(content=ticket)
             changed.append(index)
     return view, changed

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.core.messages import Message, caller_index, chars
+from app.core.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ def segment_turns(messages: Sequence[Message]) -> tuple[Segment, ...]:
         if message.role != "tool" and position > 0:
             segments.append(Segment(len(segments), start, position, size))
             start, size = position, 0
-        size += chars(message)
+        size += len(message.content)  # chars(message), inlined: this loop sees every message
     if messages:
         segments.append(Segment(len(segments), start, len(messages), size))
     return tuple(segments)
@@ -47,8 +47,10 @@ def turn_index_of(segments: Sequence[Segment], message_index: int) -> int:
 
 def caller_indices(messages: Sequence[Message]) -> list[int]:
     """The caller's index of every core message, in order."""
-    listed = messages if isinstance(messages, list | tuple) else tuple(messages)
-    return [caller_index(listed, position) for position in range(len(listed))]
+    return [
+        position if message.source is None else message.source
+        for position, message in enumerate(messages)
+    ]
 
 
 def caller_message_count(indices: Iterable[int | None]) -> int:

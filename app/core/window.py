@@ -108,7 +108,7 @@ def dropped_standings(
         message = messages[position]
         if is_result_message(message):
             call_id = message.tool_call_id or ""
-            standings.append(DroppedStanding(call_id, standing_of(fold, call_id)))
+            standings.append({"tool_call_id": call_id, "standing": standing_of(fold, call_id)})
     return tuple(standings)
 
 
@@ -121,13 +121,18 @@ class Transcript:
     callers: list[int]
     turn_starts: list[int]
     chars: int
+    # Every core message comes from a caller message of its own (native, OpenAI): then the caller
+    # messages of any run of core messages are simply as many as the core messages.
+    distinct_callers: bool
 
     @classmethod
     def of(cls, messages: Sequence[Message]) -> Transcript:
         segments = segment_turns(messages)
         callers = caller_indices(messages)
         turn_starts = [callers[segment.start] for segment in segments]
-        return cls(messages, segments, callers, turn_starts, sum(s.chars for s in segments))
+        distinct = len(set(callers)) == len(callers)
+        chars = sum(segment.chars for segment in segments)
+        return cls(messages, segments, callers, turn_starts, chars, distinct)
 
     def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
         """The distinct caller messages core messages `start … end−1` come from, ascending."""
@@ -197,18 +202,24 @@ def drop_span(
 def reported_turns(
     transcript: Transcript, held: Sequence[HeldBy | None], evicted: range
 ) -> tuple[Turn, ...]:
-    callers = transcript.callers
-    return tuple(
-        Turn(
-            segment.index,
-            transcript.turn_starts[segment.index],
-            caller_message_count(callers[segment.start : segment.end]),
-            segment.chars,
-            "evicted" if segment.index in evicted else "kept",
-            held[segment.index],
+    callers, starts = transcript.callers, transcript.turn_starts
+    distinct = transcript.distinct_callers
+    turns: list[Turn] = []
+    for segment in transcript.segments:
+        index = segment.index
+        turns.append(
+            {
+                "index": index,
+                "start": starts[index],
+                "length": segment.end - segment.start
+                if distinct
+                else caller_message_count(callers[segment.start : segment.end]),
+                "chars": segment.chars,
+                "fate": "evicted" if index in evicted else "kept",
+                "held_by": held[index],
+            }
         )
-        for segment in transcript.segments
-    )
+    return tuple(turns)
 
 
 def current_request_of(

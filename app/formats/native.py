@@ -41,6 +41,10 @@ def read(raw: list[Any]) -> list[Message]:
     problems = Problems()
     messages: list[Message] = []
     for index, value in enumerate(raw):
+        plain = read_plain(value, index) if type(value) is dict else None
+        if plain is not None:
+            messages.append(plain)
+            continue
         message = message_object(value, index, problems)
         if message is not None:
             core = read_message(message, index, problems)
@@ -48,6 +52,59 @@ def read(raw: list[Any]) -> list[Message]:
                 messages.append(core)
     problems.raise_if_any()
     return messages
+
+
+def read_plain(message: JsonObject, index: int) -> Message | None:
+    """The core message of an ordinary, well-formed native message, or None.
+
+    Nearly every message of a real transcript takes this path, which reads each field once with
+    exact type tests. Anything unusual (a missing or odd field, a wrong type) returns None and is
+    read again by `read_message`, which applies every check and names every violation, so this
+    path never decides what is valid: it only recognises what is plainly so.
+    """
+    get = message.get
+    role = get("role")
+    content = get("content")
+    if content is None:
+        content = ""
+    elif type(content) is not str:
+        return None
+    injected = get("injected", False)
+    if injected is not True and injected is not False:
+        return None
+    items = get("tool_calls")
+    if role == "tool":
+        call_id = get("tool_call_id")
+        name = get("tool_name")
+        not_dispatched = get("not_dispatched", False)
+        if (
+            items
+            or type(call_id) is not str
+            or not call_id
+            or (name is not None and type(name) is not str)
+            or (not_dispatched is not True and not_dispatched is not False)
+        ):
+            return None
+        return Message("tool", content, (), call_id, name, injected, not_dispatched, index)
+    if items is not None and type(items) is not list:
+        return None
+    if role == "assistant":
+        calls: tuple[ToolCall, ...] = ()
+        if items:
+            found = []
+            for item in items:
+                if type(item) is not dict:
+                    return None
+                call_id = item.get("id")
+                name = item.get("name")
+                if type(call_id) is not str or not call_id or type(name) is not str:
+                    return None
+                found.append(ToolCall(call_id, name))
+            calls = tuple(found)
+        return Message("assistant", content, calls, None, None, injected, False, index)
+    if (role == "user" or role == "system") and not items:
+        return Message(role, content, (), None, None, injected, False, index)
+    return None
 
 
 def read_message(message: JsonObject, index: int, problems: Problems) -> Message | None:

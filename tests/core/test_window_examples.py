@@ -91,7 +91,7 @@ READERS: dict[str, Callable[[WindowPlan], Any]] = {
     "notice_len": lambda r: None if r.notice is None else len(r.notice.content),
     "rung": lambda r: None if r.notice is None else r.notice.rung,
     "window_index": lambda r: None if r.notice is None else r.notice.window_index,
-    "turns": lambda r: [(turn.start, turn.length) for turn in r.turns],
+    "turns": lambda r: [(turn["start"], turn["length"]) for turn in r.turns],
     "record": lambda r: None if r.record is None else orjson.loads(orjson.dumps(r.record)),
     "record_filed": lambda r: r.record is not None,
 }
@@ -951,7 +951,7 @@ def shared_source_transcript(
 def test_caller_indices_silent_removal_of_a_shared_message() -> None:
     messages = shared_source_transcript(U(TASK), U("the question"), result="ok")
     result = plan(messages, keep=2, ltr=0)
-    assert [(turn.start, turn.length) for turn in result.turns] == [
+    assert [(turn["start"], turn["length"]) for turn in result.turns] == [
         (0, 1),
         (1, 2),
         (2, 1),
@@ -1005,7 +1005,7 @@ def test_caller_indices_of_pins() -> None:
         *(sourced(m, i) for i, m in enumerate(R("c3", "move"), 7)),
     ]
     result = plan(messages, keep=2, ltr=2, ledger=ledger_rows(c1="fact"))
-    assert [turn.start for turn in result.turns] == [0, 1, 2, 3, 5, 7]
+    assert [turn["start"] for turn in result.turns] == [0, 1, 2, 3, 5, 7]
     assert ltr(result) == "[observer@3/3:42, probe@1/1:2] y0 L2"
     assert lf(result) == "[observer@3/3:42{c1}] y0 L4"
     assert held(result) == "cr ltr EV ltr ikw ikw"

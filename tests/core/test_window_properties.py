@@ -168,7 +168,7 @@ def test_every_turn_is_kept_or_evicted_once_and_one_span_leaves(case: Case) -> N
     result = plan_window(case.messages, case.options)
     turns = range(len(result.turns))
     assert sorted([*result.kept, *result.evicted]) == list(turns)
-    assert [t.fate == "evicted" for t in result.turns] == [i in result.evicted for i in turns]
+    assert [t["fate"] == "evicted" for t in result.turns] == [i in result.evicted for i in turns]
     if result.evicted:
         assert list(result.evicted) == list(range(result.evicted[0], result.evicted[-1] + 1))
     if result.removed is None:
@@ -177,12 +177,12 @@ def test_every_turn_is_kept_or_evicted_once_and_one_span_leaves(case: Case) -> N
         start, end = result.removed
         first, last = result.turns[result.evicted[0]], result.turns[result.evicted[-1]]
         # whole turns only: the range starts and ends on turn boundaries
-        assert (first.start, last.start + last.length) == (start, end)
+        assert (first["start"], last["start"] + last["length"]) == (start, end)
         assert result.evicted_messages == tuple(range(start, end))
         assert result.stats.removed_message_count == end - start
     if not result.engaged:
         assert result.refusals == () and result.record is None and result.removed is None
-        assert all(turn.held_by is None for turn in result.turns)
+        assert all(turn["held_by"] is None for turn in result.turns)
 
 
 @PROPERTY
@@ -243,7 +243,7 @@ def test_pins_never_exceed_their_ceilings(case: Case) -> None:
             assert block.pinned
         for pin in block.pinned:
             assert pin.turn_index < cc_of(case, result)
-            assert result.turns[pin.turn_index].fate == "kept"
+            assert result.turns[pin.turn_index]["fate"] == "kept"
 
 
 @PROPERTY
@@ -274,7 +274,7 @@ def held_in(result: WindowPlan) -> set[int]:
         if block is not None
         for pin in block.pinned
     }
-    refused = {t.index for t in result.turns if t.held_by not in (None, "not-reached")}
+    refused = {t["index"] for t in result.turns if t["held_by"] not in (None, "not-reached")}
     return pinned | refused
 
 
@@ -299,7 +299,7 @@ def test_sending_the_window_back_never_evicts_what_was_held(case: Case) -> None:
 @PROPERTY
 @given(cases())
 def test_the_same_request_gives_the_same_plan(case: Case) -> None:
-    copied: Any = [replace(message) for message in case.messages]
+    copied: Any = [message._replace() for message in case.messages]
     assert orjson.dumps(plan_window(case.messages, case.options)) == orjson.dumps(
         plan_window(copied, case.options)
     )
@@ -314,7 +314,7 @@ def anthropic_sources(messages: list[Message]) -> list[Message]:
     for message in messages:
         joins = previous_role == "tool" and message.role in ("tool", "user")
         caller += 0 if joins else 1
-        sourced.append(replace(message, source=caller))
+        sourced.append(message._replace(source=caller))
         previous_role = message.role
     return sourced
 
@@ -326,15 +326,15 @@ def test_indices_are_reported_in_caller_messages(case: Case) -> None:
     result = plan_window(messages, case.options)
     segments = segment_turns(messages)
     sources = [m.source for m in messages]
-    assert [t.start for t in result.turns] == [sources[s.start] for s in segments]
-    assert [t.length for t in result.turns] == [
+    assert [t["start"] for t in result.turns] == [sources[s.start] for s in segments]
+    assert [t["length"] for t in result.turns] == [
         len(set(sources[s.start : s.end])) for s in segments
     ]
     for refusal in result.refusals:
-        assert refusal.message_index == result.turns[refusal.turn_index].start
+        assert refusal.message_index == result.turns[refusal.turn_index]["start"]
     for block in (result.pins.last_tool_result, result.pins.ledger_fact):
         for pin in () if block is None else block.pinned:
-            assert pin.message_index == result.turns[pin.turn_index].start
+            assert pin.message_index == result.turns[pin.turn_index]["start"]
     if result.current_request is not None:
         request = current_request_index(messages, case.options.request_text)
         assert result.current_request.message_index == sources[request or 0]

@@ -143,13 +143,13 @@ def held(result: WindowPlan) -> str:
     """`held`: one word per turn, `EV` evicted, `·` not engaged."""
     words = []
     for turn in result.turns:
-        if turn.fate == "evicted":
-            assert turn.held_by is None
+        if turn["fate"] == "evicted":
+            assert turn["held_by"] is None
             words.append("EV")
-        elif turn.held_by is None:
+        elif turn["held_by"] is None:
             words.append("·")
         else:
-            words.append(ABBREVIATION[turn.held_by])
+            words.append(ABBREVIATION[turn["held_by"]])
     return " ".join(words)
 
 
@@ -202,7 +202,7 @@ def lf(result: WindowPlan) -> str | None:
 def dst(result: WindowPlan) -> list[tuple[str, str | None]] | None:
     if result.dropped_standings is None:
         return None
-    return [(entry.tool_call_id, entry.standing) for entry in result.dropped_standings]
+    return [(entry["tool_call_id"], entry["standing"]) for entry in result.dropped_standings]
 
 
 def req(result: WindowPlan) -> tuple[int, int] | None:

@@ -9,7 +9,6 @@ notice, in order; it holds exactly the kept core messages; and its length is the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from itertools import chain
 from typing import Any
 
@@ -295,7 +294,7 @@ def rebuilt_piece(
 
 
 def as_read_back(message: Message) -> Message:
-    return replace(message, source=None, blocks=())
+    return message._replace(source=None, blocks=())
 
 
 @st.composite

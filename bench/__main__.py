@@ -1,0 +1,385 @@
+"""`python -m bench` (or `make bench`): the benchmark, printed as a table and written to JSON.
+
+For each transcript size and format, in one run and side by side:
+  (a) floor  - orjson.loads of the request body plus orjson.dumps of the response body;
+  (b) core   - the core plan alone (`plan_window` on messages already read);
+  (c) asgi   - the full request through the ASGI app, in process;
+  (d) http   - the same over HTTP against a real uvicorn process.
+Medians over repeats, the ratios c/a and d/a, growth from 10,000 to 100,000 messages, throughput
+of small requests against a bare endpoint of the same app, and the server's peak RSS. The same is
+done for the cap (1,000 results) and the offer. Targets are in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import platform
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from bench.generate import cap_body, offer_body, plan_body
+from bench.loadgen import run_load
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+FORMATS = ("native", "openai", "anthropic")
+SIZES = (100, 1_000, 10_000, 100_000)
+BENCH_BODY_LIMIT = 512 * 1024 * 1024
+
+
+def median_seconds(work: Callable[[], Any], budget: float, min_repeats: int = 3) -> float:
+    """Median wall time of `work()`, repeated until `budget` seconds are spent (3 to 50 runs)."""
+    times: list[float] = []
+    spent = 0.0
+    while len(times) < min_repeats or (spent < budget and len(times) < 50):
+        started = time.perf_counter()
+        work()
+        elapsed = time.perf_counter() - started
+        times.append(elapsed)
+        spent += elapsed
+    return statistics.median(times)
+
+
+def asgi_call(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
+    """One request through the ASGI app, with no client library in between."""
+    sent: list[dict[str, Any]] = []
+    received = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        if received:
+            await asyncio.sleep(3600)
+        received = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"bench"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    asyncio.run(app(scope, receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+class Server:
+    """`uvicorn bench.app:app` on a free loopback port, pinned to core 0 when there are two."""
+
+    def __init__(self) -> None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        env = {
+            **os.environ,
+            "CWP_MAX_BODY_BYTES": str(BENCH_BODY_LIMIT),
+            "CWP_REQUEST_DEADLINE_SECONDS": "120",
+            "CWP_LOG_LEVEL": "warning",
+            "CWP_SHUTDOWN_DRAIN_SECONDS": "0",
+        }
+        command = [sys.executable, "-m", "uvicorn", "bench.app:app", "--host", "127.0.0.1"]
+        command += ["--port", str(self.port), "--no-access-log", "--log-level", "warning"]
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env)
+        if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) >= 2:
+            os.sched_setaffinity(self.process.pid, {0})
+        self.url = f"http://127.0.0.1:{self.port}"
+        for _ in range(300):
+            try:
+                httpx.get(self.url + "/healthz", timeout=1)
+                return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError("the benchmark server did not start")
+
+    def peak_rss_bytes(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    def rss_bytes(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=60)
+
+
+def measure_endpoint(
+    label: str,
+    path: str,
+    body: bytes,
+    core: Callable[[], Any] | None,
+    app: Any,
+    client: httpx.Client,
+    server: Server,
+    budget: float,
+) -> dict[str, Any]:
+    status, answer = asgi_call(app, path, body)
+    if status != 200:
+        raise RuntimeError(f"{label}: {status} {answer[:300]!r}")
+    answer_value = orjson.loads(answer)
+
+    def floor() -> None:
+        orjson.loads(body)
+        orjson.dumps(answer_value)
+
+    def over_http() -> None:
+        response = client.post(
+            server.url + path, content=body, headers={"content-type": "application/json"}
+        )
+        if response.status_code != 200:
+            raise RuntimeError(f"{label} over HTTP: {response.status_code}")
+
+    row: dict[str, Any] = {"case": label, "body_bytes": len(body)}
+    row["floor_s"] = median_seconds(floor, budget)
+    row["core_s"] = median_seconds(core, budget) if core else None
+    row["asgi_s"] = median_seconds(lambda: asgi_call(app, path, body), budget)
+    row["http_s"] = median_seconds(over_http, budget)
+    row["asgi_over_floor"] = row["asgi_s"] / row["floor_s"]
+    row["http_over_floor"] = row["http_s"] / row["floor_s"]
+    print_row(row)
+    return row
+
+
+def plan_core(body: bytes) -> Callable[[], Any]:
+    from app.api.routes.window import read_plan_request
+    from app.core.window import plan_window
+
+    _, options, _, messages = read_plan_request(orjson.loads(body), 10**9)
+    return lambda: plan_window(messages, options)
+
+
+def offer_core(body: bytes) -> Callable[[], Any]:
+    from app.api.routes.offer import read_offer_request
+    from app.core.ledger import fold_ledger
+    from app.core.offer import offer
+
+    request, ledger, messages = read_offer_request(orjson.loads(body), 10**9)
+    fold = fold_ledger(ledger)
+    return lambda: offer(messages, fold, (), request.limit)
+
+
+def cap_core(body: bytes) -> Callable[[], Any]:
+    from app.core.cap import ABSENT, cap_for, cap_result
+
+    raw = orjson.loads(body)
+
+    def work() -> None:
+        for item in raw["results"]:
+            cap = cap_for(item["tool_name"], raw["max_chars"], raw["max_chars_by_tool"])
+            cap_result(item["tool_name"], item.get("result", ABSENT), cap)
+
+    return work
+
+
+def print_header() -> None:
+    print(
+        f"{'case':<28}{'body MB':>9}{'floor ms':>10}{'core ms':>10}{'asgi ms':>10}"
+        f"{'http ms':>10}{'c/a':>7}{'d/a':>7}",
+        flush=True,
+    )
+
+
+def print_row(row: dict[str, Any]) -> None:
+    core = f"{row['core_s'] * 1000:10.2f}" if row["core_s"] is not None else f"{'-':>10}"
+    print(
+        f"{row['case']:<28}{row['body_bytes'] / 1e6:9.2f}{row['floor_s'] * 1000:10.2f}{core}"
+        f"{row['asgi_s'] * 1000:10.2f}{row['http_s'] * 1000:10.2f}"
+        f"{row['asgi_over_floor']:7.2f}{row['http_over_floor']:7.2f}",
+        flush=True,
+    )
+
+
+def throughput(
+    server: Server, path: str, body: bytes, seconds: float, connections: int
+) -> dict[str, Any]:
+    """Requests per second against `path` and against the bare endpoint, one after the other."""
+    core = 1 if (os.cpu_count() or 1) >= 2 else None
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        real = pool.apply(run_load, ("127.0.0.1", server.port, path, body, seconds, connections, core))
+        bare = pool.apply(
+            run_load, ("127.0.0.1", server.port, "/bench/bare", body, seconds, connections, core)
+        )
+    result = {
+        "path": path,
+        "body_bytes": len(body),
+        "rps": real.rps,
+        "bare_rps": bare.rps,
+        "ratio": real.rps / bare.rps if bare.rps else None,
+        "errors": real.errors + bare.errors,
+        "p50_ms": statistics.median(real.latencies) * 1000 if real.latencies else None,
+    }
+    print(
+        f"throughput {path:<24} {real.rps:8.0f} req/s   bare {bare.rps:8.0f} req/s   "
+        f"ratio {result['ratio']:.2f}   errors {result['errors']}",
+        flush=True,
+    )
+    return result
+
+
+def peak_rss_for_body(body: bytes) -> dict[str, Any]:
+    """A fresh server plans one body; its peak RSS against the body size."""
+    server = Server()
+    try:
+        baseline = server.rss_bytes()
+        response = httpx.post(
+            server.url + "/v1/window/plan",
+            content=body,
+            headers={"content-type": "application/json"},
+            timeout=300,
+        )
+        response.raise_for_status()
+        peak = server.peak_rss_bytes()
+    finally:
+        server.stop()
+    result = {
+        "body_bytes": len(body),
+        "baseline_rss_bytes": baseline,
+        "peak_rss_bytes": peak,
+        "peak_over_body": peak / len(body),
+        "growth_over_body": (peak - baseline) / len(body),
+    }
+    print(
+        f"peak RSS planning a {len(body) / 2**20:.1f} MiB body: {peak / 2**20:.0f} MiB "
+        f"({result['peak_over_body']:.2f}x the body; {baseline / 2**20:.0f} MiB before)",
+        flush=True,
+    )
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--formats", nargs="+", default=list(FORMATS), choices=FORMATS)
+    parser.add_argument("--budget", type=float, default=2.0, help="seconds per measurement")
+    parser.add_argument("--load-seconds", type=float, default=10.0)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
+    parser.add_argument("--skip-rss", action="store_true")
+    args = parser.parse_args()
+
+    os.environ["CWP_MAX_BODY_BYTES"] = str(BENCH_BODY_LIMIT)
+    os.environ["CWP_REQUEST_DEADLINE_SECONDS"] = "120"
+    from bench.app import app
+
+    report: dict[str, Any] = {
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+        },
+        "plan": [],
+        "offer": [],
+        "cap": [],
+        "growth": {},
+        "throughput": [],
+    }
+    server = Server()
+    try:
+        with httpx.Client(timeout=300) as client:
+            print_header()
+            for format_name in args.formats:
+                for size in args.sizes:
+                    body = plan_body(size, format_name)
+                    row = measure_endpoint(
+                        f"plan {format_name} {size}",
+                        "/v1/window/plan",
+                        body,
+                        plan_core(body),
+                        app,
+                        client,
+                        server,
+                        args.budget,
+                    )
+                    report["plan"].append({"format": format_name, "messages": size, **row})
+            for format_name in args.formats:
+                for size in args.sizes:
+                    body = offer_body(size, format_name)
+                    row = measure_endpoint(
+                        f"offer {format_name} {size}",
+                        "/v1/offer",
+                        body,
+                        offer_core(body),
+                        app,
+                        client,
+                        server,
+                        args.budget,
+                    )
+                    report["offer"].append({"format": format_name, "messages": size, **row})
+            body = cap_body(1_000)
+            row = measure_endpoint(
+                "cap 1000 results",
+                "/v1/tool-results/cap",
+                body,
+                cap_core(body),
+                app,
+                client,
+                server,
+                args.budget,
+            )
+            report["cap"].append({"results": 1_000, **row})
+        for name in ("plan", "offer"):
+            for format_name in args.formats:
+                rows = {r["messages"]: r for r in report[name] if r["format"] == format_name}
+                if 10_000 in rows and 100_000 in rows:
+                    growth = rows[100_000]["asgi_s"] / rows[10_000]["asgi_s"]
+                    report["growth"][f"{name} {format_name}"] = growth
+                    print(f"growth {name} {format_name}: 100,000 / 10,000 messages = {growth:.2f}x")
+        for path, body in (
+            ("/v1/window/plan", plan_body(50, "native")),
+            ("/v1/tool-results/cap", cap_body(1_000)),
+            ("/v1/offer", offer_body(50, "native")),
+        ):
+            report["throughput"].append(
+                throughput(server, path, body, args.load_seconds, args.connections)
+            )
+        report["server_peak_rss_bytes"] = server.peak_rss_bytes()
+        print(f"server peak RSS over the run: {report['server_peak_rss_bytes'] / 2**20:.0f} MiB")
+    finally:
+        server.stop()
+    if not args.skip_rss:
+        messages = 1_000
+        body = plan_body(messages, "native")
+        while len(body) < 32 * 2**20 * 0.97:
+            messages = int(messages * 32 * 2**20 / len(body))
+            body = plan_body(messages, "native")
+        report["rss_32mib"] = peak_rss_for_body(body)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
