@@ -68,7 +68,7 @@ def last_tool_result_candidates(
                 continue
             pinned_here = True
             candidates.append(
-                LastToolResultPin(name, segment.index, turn_starts[segment.index], segment.chars)
+                LastToolResultPin(name, segment.turn, turn_starts[segment.turn], segment.chars)
             )
     return candidates
 
@@ -131,7 +131,7 @@ def ledger_fact_candidates(
         if ids and tool_name is not None:
             candidates.append(
                 LedgerFactPin(
-                    tool_name, segment.index, turn_starts[segment.index], segment.chars, tuple(ids)
+                    tool_name, segment.turn, turn_starts[segment.turn], segment.chars, tuple(ids)
                 )
             )
     return candidates

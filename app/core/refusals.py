@@ -40,16 +40,15 @@ class RefusalContext:
 
 
 def holds_system_message(messages: Sequence[Message], segment: Segment) -> bool:
-    for position in range(segment.start, segment.end):
-        if messages[position].role == "system":
+    for message in messages[segment.start : segment.end]:
+        if message.role == "system":
             return True
     return False
 
 
 def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) -> bool:
     """The turn answers the call or makes it."""
-    for position in range(segment.start, segment.end):
-        message = messages[position]
+    for message in messages[segment.start : segment.end]:
         if message.role == "tool" and message.tool_call_id == call_id:
             return True
         for call in message.tool_calls:
@@ -61,8 +60,8 @@ def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) ->
 def has_unanswered_call(
     messages: Sequence[Message], segment: Segment, answered: frozenset[str]
 ) -> bool:
-    for position in range(segment.start, segment.end):
-        for call in messages[position].tool_calls:
+    for message in messages[segment.start : segment.end]:
+        for call in message.tool_calls:
             if call.id not in answered:
                 return True
     return False
@@ -71,7 +70,7 @@ def has_unanswered_call(
 def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | None:
     """Why the turn refuses to leave (the first rule that matches), or None when it may leave."""
     messages = context.messages
-    if segment.index == context.request_turn:
+    if segment.turn == context.request_turn:
         return "current-request"
     if holds_system_message(messages, segment):
         return "system-envelope"
@@ -80,9 +79,9 @@ def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | Non
         return "pending-check-in" if paused.check_in else "paused-tool"
     if has_unanswered_call(messages, segment, context.answered):
         return "unresolved-tool-call"
-    if segment.index in context.held_by_last_tool_result:
+    if segment.turn in context.held_by_last_tool_result:
         return "last-tool-result"
-    if segment.index in context.held_by_ledger_fact:
+    if segment.turn in context.held_by_ledger_fact:
         return "ledger-fact"
     return None
 
@@ -115,10 +114,10 @@ def choose_span(
         reason = reason_for(segment, context)
         if reason is None:
             if first is None:
-                first = segment.index
-            last = segment.index
+                first = segment.turn
+            last = segment.turn
             continue
-        before.append(Refusal(reason, segment.index, turn_starts[segment.index]))
+        before.append(Refusal(reason, segment.turn, turn_starts[segment.turn]))
         if first is not None:
             break
     return SpanChoice(tuple(before), first, last)

@@ -3,23 +3,23 @@
 A turn is the unit of removal: a non-`tool` message and the `tool` messages after it, so a call
 and its results always leave together. Segments are located in the core transcript; reports name
 caller messages, and in the Anthropic format several core messages come from one caller message,
-so every count of caller messages goes through `caller_message_count`.
+so every count of caller messages goes through `caller_message_count`. Segments are named tuples:
+one is built per turn, for transcripts of up to 100,000 messages.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.core.messages import Message
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(NamedTuple):
     """A turn located in the core transcript: messages `start` up to (not including) `end`."""
 
-    index: int
+    turn: int  # the turn's index
     start: int
     end: int
     chars: int

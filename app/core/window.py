@@ -19,7 +19,7 @@ from app.core.ledger import fold_ledger
 from app.core.messages import Message
 from app.core.names import first_call_names, name_of
 from app.core.notice import climb_ladder
-from app.core.pins import LedgerFold, PinPlan, is_result_message, plan_pins, standing_of
+from app.core.pins import LedgerFold, PinPlan, plan_pins
 from app.core.plan_types import (
     NO_PINS,
     CurrentRequest,
@@ -104,11 +104,14 @@ def dropped_standings(
 ) -> tuple[DroppedStanding, ...]:
     """One entry per removed result message, in order; standing None is undeclared."""
     standings: list[DroppedStanding] = []
-    for position in range(start, end):
-        message = messages[position]
-        if is_result_message(message):
-            call_id = message.tool_call_id or ""
-            standings.append({"tool_call_id": call_id, "standing": standing_of(fold, call_id)})
+    find = fold.get
+    for message in messages[start:end]:
+        # `is_result_message`, inlined: this loop can see every message of the transcript.
+        call_id = message.tool_call_id
+        if message.role == "tool" and not message.not_dispatched and call_id:
+            row = find(call_id)
+            standing = None if row is None else row.standing
+            standings.append({"tool_call_id": call_id, "standing": standing})
     return tuple(standings)
 
 
@@ -206,7 +209,7 @@ def reported_turns(
     distinct = transcript.distinct_callers
     turns: list[Turn] = []
     for segment in transcript.segments:
-        index = segment.index
+        index = segment.turn
         turns.append(
             {
                 "index": index,

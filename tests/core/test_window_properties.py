@@ -214,10 +214,10 @@ def test_protected_turns_never_leave(case: Case) -> None:
             or any(m.role == "system" for m in held)
             or any(call.id not in answered for m in held for call in m.tool_calls)
             or (paused is not None and paused.tool_call_id in call_ids(held))
-            or segment.index >= cc_of(case, result)
+            or segment.turn >= cc_of(case, result)
         )
         if protected:
-            assert segment.index not in result.evicted
+            assert segment.turn not in result.evicted
 
 
 @PROPERTY
