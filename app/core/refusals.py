@@ -18,15 +18,6 @@ from app.core.plan_types import Paused, Refusal, RefusalReason
 from app.core.turns import Segment
 
 
-def answered_ids(messages: Sequence[Message]) -> frozenset[str]:
-    """Every call id some `tool` message answers, `not_dispatched` ones included."""
-    return frozenset(
-        message.tool_call_id
-        for message in messages
-        if message.role == "tool" and message.tool_call_id
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class RefusalContext:
     """What the per-turn rules read besides the turn itself."""
@@ -35,15 +26,10 @@ class RefusalContext:
     request_turn: int | None
     paused: Paused | None
     answered: frozenset[str]
+    system_turns: frozenset[int]
+    calls_by_turn: dict[int, list[str]]
     held_by_last_tool_result: frozenset[int]
     held_by_ledger_fact: frozenset[int]
-
-
-def holds_system_message(messages: Sequence[Message], segment: Segment) -> bool:
-    for message in messages[segment.start : segment.end]:
-        if message.role == "system":
-            return True
-    return False
 
 
 def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) -> bool:
@@ -57,14 +43,10 @@ def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) ->
     return False
 
 
-def has_unanswered_call(
-    messages: Sequence[Message], segment: Segment, answered: frozenset[str]
-) -> bool:
-    for message in messages[segment.start : segment.end]:
-        for call in message.tool_calls:
-            if call.id not in answered:
-                return True
-    return False
+def has_unanswered_call(context: RefusalContext, turn: int) -> bool:
+    """A call the turn makes is answered by no `tool` message anywhere in the transcript."""
+    answered = context.answered
+    return any(call_id not in answered for call_id in context.calls_by_turn.get(turn, ()))
 
 
 def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | None:
@@ -72,12 +54,12 @@ def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | Non
     messages = context.messages
     if segment.turn == context.request_turn:
         return "current-request"
-    if holds_system_message(messages, segment):
+    if segment.turn in context.system_turns:
         return "system-envelope"
     paused = context.paused
     if paused is not None and touches_call(messages, segment, paused.tool_call_id):
         return "pending-check-in" if paused.check_in else "paused-tool"
-    if has_unanswered_call(messages, segment, context.answered):
+    if has_unanswered_call(context, segment.turn):
         return "unresolved-tool-call"
     if segment.turn in context.held_by_last_tool_result:
         return "last-tool-result"

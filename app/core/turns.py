@@ -25,19 +25,57 @@ class Segment(NamedTuple):
     chars: int
 
 
+class Survey(NamedTuple):
+    """What the plan reads about the whole transcript, gathered in one pass over it."""
+
+    segments: tuple[Segment, ...]
+    callers: list[int]  # the caller's index of every core message
+    answered: frozenset[str]  # every call id a `tool` message answers, `not_dispatched` included
+    system_turns: frozenset[int]  # turns holding a `system` message
+    calls_by_turn: dict[int, list[str]]  # the call ids each calling turn makes
+
+
+def survey(messages: Sequence[Message]) -> Survey:
+    """Turns, caller indices, answered calls and per-turn facts, in ONE pass.
+
+    Transcripts run to 100,000 messages, and every pass over them costs more than the rule it
+    serves, so the facts several rules need are read here together. A message whose role is not
+    `tool` starts a new turn; a `tool` message joins the current turn (or starts the first one).
+    """
+    segments: list[Segment] = []
+    callers: list[int] = []
+    answered: set[str] = set()
+    system_turns: set[int] = set()
+    calls_by_turn: dict[int, list[str]] = {}
+    start = size = 0
+    turn = -1
+    for position, message in enumerate(messages):
+        role = message.role
+        if role != "tool" or turn < 0:
+            if turn >= 0:
+                segments.append(Segment(turn, start, position, size))
+            turn += 1
+            start, size = position, 0
+        size += len(message.content)  # chars(message), inlined
+        source = message.source
+        callers.append(position if source is None else source)
+        if role == "tool":
+            if message.tool_call_id:
+                answered.add(message.tool_call_id)
+        elif role == "system":
+            system_turns.add(turn)
+        elif message.tool_calls:
+            calls_by_turn.setdefault(turn, []).extend(call.id for call in message.tool_calls)
+    if messages:
+        segments.append(Segment(turn, start, len(messages), size))
+    return Survey(
+        tuple(segments), callers, frozenset(answered), frozenset(system_turns), calls_by_turn
+    )
+
+
 def segment_turns(messages: Sequence[Message]) -> tuple[Segment, ...]:
     """Split the transcript into turns; leading `tool` messages form a turn of their own."""
-    segments: list[Segment] = []
-    start = 0
-    size = 0
-    for position, message in enumerate(messages):
-        if message.role != "tool" and position > 0:
-            segments.append(Segment(len(segments), start, position, size))
-            start, size = position, 0
-        size += len(message.content)  # chars(message), inlined: this loop sees every message
-    if messages:
-        segments.append(Segment(len(segments), start, len(messages), size))
-    return tuple(segments)
+    return survey(messages).segments
 
 
 def turn_index_of(segments: Sequence[Segment], message_index: int) -> int:
@@ -47,10 +85,7 @@ def turn_index_of(segments: Sequence[Segment], message_index: int) -> int:
 
 def caller_indices(messages: Sequence[Message]) -> list[int]:
     """The caller's index of every core message, in order."""
-    return [
-        position if message.source is None else message.source
-        for position, message in enumerate(messages)
-    ]
+    return survey(messages).callers
 
 
 def caller_message_count(indices: Iterable[int | None]) -> int:

@@ -44,12 +44,12 @@ from app.core.plan_types import (
     Turn,
     WindowPlan,
 )
-from app.core.refusals import RefusalContext, answered_ids, choose_span, keep_window_refusals
+from app.core.refusals import RefusalContext, choose_span, keep_window_refusals
 from app.core.turns import (
     Segment,
-    caller_indices,
+    Survey,
     caller_message_count,
-    segment_turns,
+    survey,
     turn_index_of,
 )
 
@@ -128,14 +128,16 @@ class Transcript:
     # messages of any run of core messages are simply as many as the core messages.
     distinct_callers: bool
 
+    survey: Survey
+
     @classmethod
     def of(cls, messages: Sequence[Message]) -> Transcript:
-        segments = segment_turns(messages)
-        callers = caller_indices(messages)
+        facts = survey(messages)
+        segments, callers = facts.segments, facts.callers
         turn_starts = [callers[segment.start] for segment in segments]
         distinct = len(set(callers)) == len(callers)
         chars = sum(segment.chars for segment in segments)
-        return cls(messages, segments, callers, turn_starts, chars, distinct)
+        return cls(messages, segments, callers, turn_starts, chars, distinct, facts)
 
     def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
         """The distinct caller messages core messages `start … end−1` come from, ascending."""
@@ -268,7 +270,9 @@ def decide(
         messages=messages,
         request_turn=request_turn,
         paused=options.paused,
-        answered=answered_ids(messages),
+        answered=transcript.survey.answered,
+        system_turns=transcript.survey.system_turns,
+        calls_by_turn=transcript.survey.calls_by_turn,
         held_by_last_tool_result=pin_plan.held_by_last_tool_result(),
         held_by_ledger_fact=pin_plan.held_by_ledger_fact(),
     )
