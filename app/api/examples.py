@@ -6,6 +6,8 @@ the answer, so an example can never rot into one the service refuses.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 
@@ -21,22 +23,89 @@ def _result(call_id: str, name: str, content: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "tool_name": name, "content": content}
 
 
+def _openai_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message that only calls. Its `content` is left out (Chat Completions allows
+    that when `tool_calls` is set) rather than null, because the OpenAPI document drops null
+    values and the example shown in `/docs` must be the one posted."""
+    encoded = json.dumps(arguments, separators=(",", ":"))
+    return {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": encoded}}
+        ],
+    }
+
+
+def _openai_result(call_id: str, _name: str, content: str) -> dict[str, Any]:
+    """A tool message: the Chat Completions wire carries no tool name (it is recovered from the
+    call with the same id)."""
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def _anthropic_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}],
+    }
+
+
+def _anthropic_result(call_id: str, _name: str, content: str) -> dict[str, Any]:
+    """A user message answering one call with a `tool_result` block."""
+    return {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": call_id, "content": content}],
+    }
+
+
 RACK_TASK = "Find the hottest rack on the floor and report it."
+RACK_SYSTEM = "You operate the lab floor through tools."
+
+RACK_STEPS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("c1", "whats_here", {"floor": "lab"}, "IDS: lab1-rack-a, lab1-rack-b, lab2-rack-a"),
+    ("c2", "measure", {"rack": "lab1-rack-a"}, "lab1-rack-a: sensor offline"),
+    ("c3", "measure", {"rack": "lab1-rack-b"}, "lab1-rack-b: 41C"),
+    ("c4", "move", {"to": "lab2"}, "moved to lab2"),
+    ("c5", "measure", {"rack": "lab2-rack-a"}, "lab2-rack-a: 37C"),
+]
+
+
+def _rack_steps(
+    call: Callable[[str, str, dict[str, Any]], dict[str, Any]],
+    result: Callable[[str, str, str], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The rack conversation's calls and results, written by one wire format's builders."""
+    return [
+        message
+        for call_id, name, arguments, content in RACK_STEPS
+        for message in (call(call_id, name, arguments), result(call_id, name, content))
+    ]
+
 
 NATIVE_RACK_TRANSCRIPT: list[dict[str, Any]] = [
-    {"role": "system", "content": "You operate the lab floor through tools."},
+    {"role": "system", "content": RACK_SYSTEM},
     {"role": "user", "content": RACK_TASK},
-    _call("c1", "whats_here", {"floor": "lab"}),
-    _result("c1", "whats_here", "IDS: lab1-rack-a, lab1-rack-b, lab2-rack-a"),
-    _call("c2", "measure", {"rack": "lab1-rack-a"}),
-    _result("c2", "measure", "lab1-rack-a: sensor offline"),
-    _call("c3", "measure", {"rack": "lab1-rack-b"}),
-    _result("c3", "measure", "lab1-rack-b: 41C"),
-    _call("c4", "move", {"to": "lab2"}),
-    _result("c4", "move", "moved to lab2"),
-    _call("c5", "measure", {"rack": "lab2-rack-a"}),
-    _result("c5", "measure", "lab2-rack-a: 37C"),
+    *_rack_steps(_call, _result),
 ]
+OPENAI_RACK_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "developer", "content": RACK_SYSTEM},
+    {"role": "user", "content": RACK_TASK},
+    *_rack_steps(_openai_call, _openai_result),
+]
+ANTHROPIC_RACK_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "user", "content": RACK_TASK},
+    *_rack_steps(_anthropic_call, _anthropic_result),
+]
+RACK_LEDGER: list[dict[str, Any]] = [
+    {"tool_call_id": "c2", "standing": "noise"},
+    {"tool_call_id": "c3", "standing": "fact", "tool_name": "measure"},
+]
+RACK_OPTIONS: dict[str, Any] = {
+    "strategy": {"kind": "sliding-window", "keep_recent_turns": 2},
+    "keep_last_tool_results": 0,
+    "ledger": RACK_LEDGER,
+    "request_text": RACK_TASK,
+    "iteration": 3,
+}
 
 PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
     "native": {
@@ -46,17 +115,32 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "last-tool-result pins off, the fact turn is held (`ledger-fact`) and the older "
             "turns before it leave."
         ),
+        "value": {"messages": NATIVE_RACK_TRANSCRIPT, "format": "native", **RACK_OPTIONS},
+    },
+    "openai": {
+        "summary": "The same conversation as OpenAI Chat Completions messages",
+        "description": (
+            "The system prompt is a `developer` message, calls are `function` tool calls with "
+            "JSON-string arguments, and tool messages carry no tool name (it is recovered from "
+            "the call). The decisions are the native example's, index for index; `window` is "
+            "ready to send back to Chat Completions."
+        ),
+        "value": {"messages": OPENAI_RACK_TRANSCRIPT, "format": "openai", **RACK_OPTIONS},
+    },
+    "anthropic": {
+        "summary": "The same conversation as Anthropic Messages",
+        "description": (
+            "The system prompt is the top-level `system`: outside the plan, never a turn, "
+            "counted in `stats.system_chars`. Calls are `tool_use` blocks and each result a "
+            "`tool_result` block of the next user message. The decisions are the native "
+            "example's without its system turn (turn indices one lower, message indices in "
+            "this `messages` array)."
+        ),
         "value": {
-            "messages": NATIVE_RACK_TRANSCRIPT,
-            "format": "native",
-            "strategy": {"kind": "sliding-window", "keep_recent_turns": 2},
-            "keep_last_tool_results": 0,
-            "ledger": [
-                {"tool_call_id": "c2", "standing": "noise"},
-                {"tool_call_id": "c3", "standing": "fact", "tool_name": "measure"},
-            ],
-            "request_text": RACK_TASK,
-            "iteration": 3,
+            "messages": ANTHROPIC_RACK_TRANSCRIPT,
+            "format": "anthropic",
+            "system": RACK_SYSTEM,
+            **RACK_OPTIONS,
         },
     },
 }
