@@ -44,11 +44,100 @@ def read(raw: list[Any]) -> list[Message]:
     problems = Problems()
     messages: list[Message] = []
     for index, value in enumerate(raw):
+        if type(value) is dict and read_plain(value, index, messages):
+            continue
         message = message_object(value, index, problems)
         if message is not None:
             read_message(message, index, problems, messages)
     problems.raise_if_any()
     return messages
+
+
+def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
+    """Append the core messages of an ordinary, well-formed message to `out`; False otherwise.
+
+    Nearly every message of a real transcript takes this path, which reads each block once with
+    exact type tests. Anything unusual (a block without a string type, a tool_result whose content
+    is not a string, a call without an id, a misplaced block) returns False with `out` unchanged,
+    and `read_message` reads the message again with every check, naming every violation.
+    """
+    get = message.get
+    role = get("role")
+    content = get("content")
+    injected = get("injected", False)
+    if injected is not True and injected is not False:
+        return False
+    if type(content) is str:
+        if role != "user" and role != "assistant":
+            return False
+        out.append(Message(role, content, (), None, None, injected, False, index))
+        return True
+    if type(content) is not list:
+        return False
+    pieces: list[str] = []
+    if role == "assistant":
+        calls: list[ToolCall] = []
+        for block in content:
+            if type(block) is not dict:
+                return False
+            block_type = block.get("type")
+            if block_type == "text":
+                text = block.get("text")
+                if type(text) is not str:
+                    return False
+                pieces.append(text)
+            elif block_type == "tool_use":
+                call_id = block.get("id")
+                name = block.get("name")
+                if type(call_id) is not str or not call_id or type(name) is not str:
+                    return False
+                calls.append(ToolCall(call_id, name))
+            elif block_type == "tool_result" or type(block_type) is not str:
+                return False
+        text = "".join(pieces)
+        blocks = tuple(range(len(content)))
+        out.append(
+            Message("assistant", text, tuple(calls), None, None, injected, False, index, blocks)
+        )
+        return True
+    if role != "user":
+        return False
+    results: list[Message] = []
+    user_blocks: list[int] = []
+    for position, block in enumerate(content):
+        if type(block) is not dict:
+            return False
+        block_type = block.get("type")
+        if block_type == "tool_result":
+            call_id = block.get("tool_use_id")
+            body = block.get("content", "")
+            not_dispatched = block.get("not_dispatched", False)
+            if (
+                type(call_id) is not str
+                or not call_id
+                or type(body) is not str
+                or (not_dispatched is not True and not_dispatched is not False)
+            ):
+                return False
+            results.append(
+                Message("tool", body, (), call_id, None, False, not_dispatched, index, (position,))
+            )
+            continue
+        if block_type == "text":
+            text = block.get("text")
+            if type(text) is not str:
+                return False
+            pieces.append(text)
+        elif block_type == "tool_use" or type(block_type) is not str:
+            return False
+        user_blocks.append(position)
+    out.extend(results)
+    if user_blocks or not content:
+        text = "".join(pieces)
+        out.append(
+            Message("user", text, (), None, None, injected, False, index, tuple(user_blocks))
+        )
+    return True
 
 
 def read_message(message: JsonObject, index: int, problems: Problems, out: list[Message]) -> None:

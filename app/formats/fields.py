@@ -59,7 +59,11 @@ def role_of(message: Mapping[str, Any], index: int, problems: Problems) -> str |
 
 def unknown_role(role: str, allowed: tuple[str, ...], loc: Loc, problems: Problems) -> None:
     listed = ", ".join(f"'{name}'" for name in allowed)
-    problems.add(loc, f"unknown role '{role}': expected one of {listed}", "invalid_role")
+    hint = ""
+    if role == "function":
+        # Under `auto` a legacy OpenAI transcript reads as native; say what to send instead.
+        hint = " (the legacy OpenAI 'function' role is not supported: use 'tool_calls' and 'tool')"
+    problems.add(loc, f"unknown role '{role}': expected one of {listed}{hint}", "invalid_role")
 
 
 def required_id(obj: Mapping[str, Any], key: str, loc: Loc, problems: Problems) -> str:

@@ -51,6 +51,10 @@ def read(raw: list[Any]) -> list[Message]:
     problems = Problems()
     messages: list[Message] = []
     for index, value in enumerate(raw):
+        plain = read_plain(value, index) if type(value) is dict else None
+        if plain is not None:
+            messages.append(plain)
+            continue
         message = message_object(value, index, problems)
         if message is not None:
             core = read_message(message, index, problems)
@@ -58,6 +62,64 @@ def read(raw: list[Any]) -> list[Message]:
                 messages.append(core)
     problems.raise_if_any()
     return messages
+
+
+def read_plain(message: JsonObject, index: int) -> Message | None:
+    """The core message of an ordinary, well-formed message, or None.
+
+    Nearly every message of a real transcript takes this path, which reads each field once with
+    exact type tests: string content, function calls, no legacy fields. Anything else returns None
+    and is read again by `read_message`, which applies every check and names every violation, so
+    this path only recognises what is plainly valid.
+    """
+    get = message.get
+    role = get("role")
+    content = get("content")
+    injected = get("injected", False)
+    if (injected is not True and injected is not False) or get("function_call") is not None:
+        return None
+    items = get("tool_calls")
+    if role == "tool":
+        call_id = get("tool_call_id")
+        not_dispatched = get("not_dispatched", False)
+        if (
+            items is not None
+            or type(content) is not str
+            or type(call_id) is not str
+            or not call_id
+            or (not_dispatched is not True and not_dispatched is not False)
+        ):
+            return None
+        return Message("tool", content, (), call_id, None, injected, not_dispatched, index)
+    if role == "assistant":
+        if content is None:
+            content = ""
+        elif type(content) is not str:
+            return None
+        calls: tuple[ToolCall, ...] = ()
+        if items is not None:
+            if type(items) is not list:
+                return None
+            found = []
+            for item in items:
+                if type(item) is not dict or item.get("type") != "function":
+                    return None
+                call_id = item.get("id")
+                function = item.get("function")
+                if type(call_id) is not str or not call_id or type(function) is not dict:
+                    return None
+                name = function.get("name")
+                if type(name) is not str:
+                    return None
+                found.append(ToolCall(call_id, name))
+            calls = tuple(found)
+        return Message("assistant", content, calls, None, None, injected, False, index)
+    if (role == "user" or role == "system" or role == "developer") and type(content) is str:
+        if items is not None:
+            return None
+        core_role: Role = "user" if role == "user" else "system"
+        return Message(core_role, content, (), None, None, injected, False, index)
+    return None
 
 
 def read_message(message: JsonObject, index: int, problems: Problems) -> Message | None:
