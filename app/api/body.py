@@ -17,7 +17,7 @@ from fastapi import Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ValidationError
 
-from app.api.deadline import run_with_deadline
+from app.api.deadline import WorkSlots, run_with_deadline
 from app.api.problems import ProblemError, pydantic_errors
 from app.errors import FieldError, InvalidRequest
 
@@ -61,7 +61,6 @@ def parse_json(body: bytes, max_depth: int) -> Any:
 
 # Everything but the bytes that shape a JSON document: quotes, brackets and separators.
 _NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'"[]{},:')
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
 _STRING = re.compile(rb'"[^"]*"')
 _ONE_BRACKET_KIND = bytes.maketrans(b"{}", b"[]")
 
@@ -71,13 +70,18 @@ def nesting_depth(body: bytes, limit: int) -> int:
 
     Call it only on a body that parsed. It reads the text, not the values, because walking every
     value of a 100,000-message transcript in Python costs as much as parsing it; these are all
-    whole-buffer operations. Escapes go first (a backslash only ever starts one), then every byte
-    but quotes, brackets and separators. A string holding no bracket is now `""` (two strings are
+    whole-buffer operations. Escaped quotes go first, then every byte but quotes, brackets and
+    separators. A string holding no bracket is now `""` (two strings are
     never adjacent: a separator or bracket stands between them), so those go with one replace and
     the rare rest with a pattern. What is left is the bracket skeleton; each pass that deletes its
     innermost `[]` pairs peels one level.
     """
-    text = _ESCAPE.sub(b"", body) if b"\\" in body else body
+    text = body
+    if b"\\" in text:
+        # Only two escapes could leave structure behind: an escaped quote, and an escaped
+        # backslash that would make the next quote look escaped. Read left to right, as a parser
+        # does, pairs of backslashes go first. Every other escape dies with the backslash below.
+        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
     skeleton = text.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
     if b'"' in skeleton:
         skeleton = _STRING.sub(b"", skeleton)
@@ -106,7 +110,8 @@ def raise_if_any(errors: list[FieldError]) -> None:
 async def handle_json_body(request: Request, handler: Callable[[Any], Response]) -> Response:
     """Read the body, then parse it and run `handler` on the JSON value within the deadline.
 
-    Parsing happens in the worker too: a large body must not stall the event loop.
+    Parsing happens in the worker too: a large body must not stall the event loop. Work on a body
+    of `large_body_bytes` or more takes one of the app's large-body slots (`app.api.deadline`).
     """
     require_json_content_type(request.headers.get("content-type"))
     body = await request.body()
@@ -115,4 +120,14 @@ async def handle_json_body(request: Request, handler: Callable[[Any], Response])
     def work() -> Response:
         return handler(parse_json(body, settings.max_json_depth))
 
-    return await run_with_deadline(settings.request_deadline_seconds, work)
+    slots = large_body_slots(request) if len(body) >= settings.large_body_bytes else None
+    return await run_with_deadline(settings.request_deadline_seconds, work, slots)
+
+
+def large_body_slots(request: Request) -> WorkSlots:
+    """The app's slots for work on large bodies, made on first use."""
+    state = request.app.state
+    slots: WorkSlots | None = getattr(state, "large_body_slots", None)
+    if slots is None:
+        slots = state.large_body_slots = WorkSlots(state.settings.large_body_slots)
+    return slots
