@@ -1,0 +1,40 @@
+"""The benchmark's generated requests are deterministic and are answered 200 by every endpoint."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from app.api.metrics import create_metrics
+from app.api.routes.cap import cap_answer
+from app.api.routes.offer import offer_answer
+from app.api.routes.window import plan_answer
+from bench.generate import cap_body, offer_body, plan_body
+
+
+@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+def test_plan_and_offer_bodies_are_deterministic_and_valid(format_name):
+    body = plan_body(300, format_name)
+    assert body == plan_body(300, format_name)
+    answer = plan_answer(orjson.loads(body), 10**6, create_metrics())
+    assert answer.status_code == 200
+    plan = orjson.loads(answer.body)
+    assert plan["format"] == format_name and plan["engaged"]
+    assert plan["stats"]["removed_message_count"] > 0
+    offer = offer_answer(orjson.loads(offer_body(300, format_name)), 10**6)
+    assert offer.status_code == 200
+
+
+def test_transcripts_mix_parallel_calls_and_result_sizes():
+    messages = orjson.loads(plan_body(2_000, "native"))["messages"]
+    assert messages[0]["role"] == "system"
+    assert sum(m["role"] == "user" for m in messages) > 5
+    assert any(len(m.get("tool_calls", ())) > 1 for m in messages)
+    sizes = [len(m["content"]) for m in messages if m["role"] == "tool"]
+    assert min(sizes) >= 20 and max(sizes) > 5_000
+
+
+def test_cap_body_is_valid():
+    raw = orjson.loads(cap_body(1_000))
+    assert len(raw["results"]) == 1_000
+    assert cap_answer(raw, create_metrics()).status_code == 200
