@@ -1,4 +1,13 @@
-"""`python -m app`: serve the app with uvicorn, configured from the `CWP_` settings."""
+"""`python -m app`: serve the app with uvicorn, configured from the `CWP_` settings.
+
+The HTTP parser is h11, chosen for its bound on a request's head (`CWP_MAX_HEADER_BYTES`): the
+httptools parser keeps appending an unfinished request line or header block without limit (and
+re-copies the whole line on every packet), so one client could grow the process's memory and stall
+the event loop. What uvicorn cannot set is a read timeout: a client that trickles its headers or
+its body holds one connection for as long as it likes. It does not stall other clients (the event
+loop only waits on it), but it counts toward `CWP_LIMIT_CONCURRENCY`; `docs/reliability.md` says
+how to bound that exposure.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +32,8 @@ def main() -> None:
         workers=1,
         log_config=None,
         access_log=False,
+        http="h11",
+        h11_max_incomplete_event_size=settings.max_header_bytes,
         limit_concurrency=settings.limit_concurrency,
         timeout_keep_alive=settings.keep_alive_seconds,
         timeout_graceful_shutdown=settings.graceful_shutdown_seconds,

@@ -24,7 +24,12 @@ class Lifecycle:
     _previous: dict[int, Any] = field(default_factory=dict)
 
     def install(self, drain_seconds: float) -> None:
-        """Wrap the server's signal handlers (call from the startup of the serving loop)."""
+        """Wrap the server's signal handlers (call from the startup of the serving loop).
+
+        Startup also makes the app ready again: an app whose lifespan is run a second time (a
+        test client opened twice) must not keep answering 503 from the previous shutdown.
+        """
+        self.shutting_down = False
         if threading.current_thread() is not threading.main_thread():
             return
         loop = asyncio.get_running_loop()

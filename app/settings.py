@@ -25,6 +25,17 @@ class Settings(BaseSettings):
     request_deadline_seconds: float = Field(
         10.0, gt=0, description="Longest time one request may spend being processed."
     )
+    large_body_bytes: int = Field(
+        1024 * 1024,
+        ge=1,
+        description="A body this large or larger is parsed and planned in a large-body slot.",
+    )
+    large_body_slots: int = Field(
+        2,
+        ge=1,
+        description="Large bodies worked on at once, abandoned work included: parsing multiplies "
+        "a body in memory, so this bounds the process's peak.",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "text"] = "json"
     shutdown_drain_seconds: float = Field(
@@ -39,3 +50,10 @@ class Settings(BaseSettings):
         256, ge=1, description="Connections served at once; past it uvicorn answers 503."
     )
     keep_alive_seconds: float = Field(5.0, gt=0, description="Idle keep-alive connection timeout.")
+    max_header_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        description="Most bytes of an unfinished request head (request line and headers) held "
+        "while it arrives; past it the connection gets a 400 and is closed, so a client cannot "
+        "grow the server's memory by never ending its headers.",
+    )

@@ -2,7 +2,8 @@
 
 Written as plain ASGI so it sees every request, including those refused before routing, and so the
 body limit can count bytes as they stream in: a body over the limit (declared or chunked) is
-answered 413 without ever being held whole in memory.
+answered 413 without ever being held whole in memory, and the connection is closed with the answer,
+so the rest of the body is not read either.
 """
 
 from __future__ import annotations
@@ -57,14 +58,16 @@ class ServiceMiddleware:
         started_response = False
         bytes_in = 0
         bytes_out = 0
+        over_limit = False
         limit = self.max_body_bytes
 
         async def counting_receive() -> Message:
-            nonlocal bytes_in
+            nonlocal bytes_in, over_limit
             message = await receive()
             if message["type"] == "http.request":
                 bytes_in += len(message.get("body", b""))
                 if bytes_in > limit:
+                    over_limit = True
                     raise BodyTooLarge(limit)
             return message
 
@@ -75,6 +78,10 @@ class ServiceMiddleware:
                 status = message["status"]
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
+                if over_limit:
+                    # The rest of the body is still on its way; closing is the only way not to
+                    # read it (the server would otherwise drain it to reuse the connection).
+                    headers.append((b"connection", b"close"))
                 message = {**message, "headers": headers}
             elif message["type"] == "http.response.body":
                 bytes_out += len(message.get("body", b""))

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from app.core.ledger import STANDINGS
+
 FormatName = Literal["auto", "native", "openai", "anthropic"]
 
 MESSAGES_DESCRIPTION = (
@@ -83,6 +85,40 @@ def system_chars(system: Any) -> int:
         return len(system)
     return sum(len(block.text) for block in system)
 
+
+# A request that names a format other than Anthropic must not send a top-level `system` (the rule
+# of `app.api.transcript`), stated in the document of every request that takes both fields.
+SYSTEM_ONLY_WITH_ANTHROPIC: dict[str, Any] = {
+    "if": {"properties": {"format": {"enum": ["native", "openai"]}}, "required": ["format"]},
+    "then": {"properties": {"system": {"type": "null"}}},
+}
+
+# Ledger rows are read by `app.api.ledger`, which reports the caller's own paths; this schema only
+# documents what that reader accepts, so a request valid by the document is never refused there.
+LEDGER_ROW_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {
+            "type": "object",
+            "description": "A standing row (`kind` absent, null or `standing`): folded; the last "
+            "row per id wins. Extra fields are ignored.",
+            "properties": {
+                "kind": {"enum": ["standing", None]},
+                "tool_call_id": {"type": "string"},
+                "standing": {"enum": list(STANDINGS)},
+                "tool_name": {"type": ["string", "null"]},
+                "ref": {"type": ["string", "null"]},
+            },
+            "required": ["tool_call_id", "standing"],
+        },
+        {
+            "type": "object",
+            "description": "A row of another kind: skipped whole, unread.",
+            "properties": {"kind": {"type": "string", "not": {"const": "standing"}}},
+            "required": ["kind"],
+        },
+    ]
+}
+LedgerRows = Annotated[list[Any], WithJsonSchema({"type": "array", "items": LEDGER_ROW_SCHEMA})]
 
 MessagesField = Field(description=MESSAGES_DESCRIPTION)
 Messages = list[Any]

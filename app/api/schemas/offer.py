@@ -18,7 +18,9 @@ from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
     SYSTEM_DESCRIPTION,
+    SYSTEM_ONLY_WITH_ANTHROPIC,
     FormatName,
+    LedgerRows,
     SystemPrompt,
 )
 from app.api.types import PositiveWhole
@@ -38,14 +40,14 @@ class PreviousBatchItem(BaseModel):
 class OfferRequest(BaseModel):
     """The committed transcript, the findings ledger and the results of this iteration."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=SYSTEM_ONLY_WITH_ANTHROPIC)
     messages: list[Any] = Field(
         description=MESSAGES_DESCRIPTION
         + " Send the committed transcript, `not_dispatched` marks included: a settled message "
         "is no result."
     )
     format: FormatName = Field(defaults.DEFAULT_FORMAT, description=FORMAT_DESCRIPTION)
-    ledger: list[Any] | None = Field(
+    ledger: LedgerRows | None = Field(
         default_factory=list,
         description="The findings ledger, oldest row first; null means []. Standing rows "
         '`{"kind": "standing" (or absent), "tool_call_id", "standing": "fact" | "open" | '

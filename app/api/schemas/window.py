@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from app.api import defaults
@@ -17,10 +25,12 @@ from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
     SYSTEM_DESCRIPTION,
+    SYSTEM_ONLY_WITH_ANTHROPIC,
     FormatName,
+    LedgerRows,
     SystemPrompt,
 )
-from app.api.types import NonNegativeWhole, Number, PositiveWhole
+from app.api.types import NonNegativeWhole, PositiveWhole, json_number
 
 STRICT = ConfigDict(extra="forbid")
 
@@ -28,7 +38,16 @@ STRICT = ConfigDict(extra="forbid")
 class Measured(BaseModel):
     """The provider's usage report for the last model call."""
 
-    model_config = STRICT
+    # The document states the rule of `provider_reported_something`: not both 0.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [
+                {"properties": {"input_tokens": {"minimum": 1}}},
+                {"properties": {"output_tokens": {"minimum": 1}}},
+            ]
+        },
+    )
     input_tokens: NonNegativeWhole
     output_tokens: NonNegativeWhole
 
@@ -46,7 +65,8 @@ class TokenBudgetStrategy(BaseModel):
 
     model_config = STRICT
     kind: Literal["token-budget"]
-    threshold_tokens: Annotated[Number, Field(gt=0)]
+    # The bound before the validator, so the document shows it (`exclusiveMinimum`).
+    threshold_tokens: Annotated[float, Field(gt=0), BeforeValidator(json_number)]
     keep_recent_turns: PositiveWhole = defaults.DEFAULT_KEEP_RECENT_TURNS
     measured: Measured | None = Field(
         None, description="null: nothing was counted yet, so the strategy does not engage."
@@ -93,7 +113,7 @@ class PriorRecord(BaseModel):
 class PlanRequest(BaseModel):
     """What to plan: the transcript, the strategy and the pin options."""
 
-    model_config = STRICT
+    model_config = ConfigDict(extra="forbid", json_schema_extra=SYSTEM_ONLY_WITH_ANTHROPIC)
     messages: list[Any] = Field(description=MESSAGES_DESCRIPTION)
     format: FormatName = Field(defaults.DEFAULT_FORMAT, description=FORMAT_DESCRIPTION)
     system: SystemPrompt = Field(None, description=SYSTEM_DESCRIPTION)
@@ -105,7 +125,7 @@ class PlanRequest(BaseModel):
         defaults.DEFAULT_KEEP_LAST_TOOL_RESULTS,
         description="Ceiling of last-tool-result pins (each tool's latest result); 0 = off.",
     )
-    ledger: list[Any] | None = Field(
+    ledger: LedgerRows | None = Field(
         None,
         description="The findings ledger. Present (even []) arms ledger-fact pins; absent or null "
         "leaves them off.",

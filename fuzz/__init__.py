@@ -1,0 +1,1 @@
+"""Coverage-guided fuzzing harnesses (atheris); see `fuzz/fuzz_requests.py`."""

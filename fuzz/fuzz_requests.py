@@ -1,0 +1,148 @@
+"""Coverage-guided fuzzing of every body endpoint with atheris (libFuzzer for Python).
+
+Run it (atheris is in the `fuzz` extra: `.venv/bin/pip install -e '.[fuzz]'`):
+
+    .venv/bin/python fuzz/fuzz_requests.py -max_total_time=300
+
+An input's first byte picks the endpoint, the rest is the request body, sent through the whole
+ASGI app in process (middleware, body reader, deadline worker, route). A finding is any answer
+that breaks the contract for bad input: a status of 500 or more, or an error answer that is not an
+RFC 9457 problem+json document with its own status. Without a corpus directory on the command line
+the harness makes a fresh one under the temporary directory, seeded with a valid body of each
+endpoint, and writes crash files there too; the JSON and field-name dictionary `fuzz/json.dict` is
+used unless `-dict=` is given. Every other libFuzzer option works as usual (`-runs=`,
+`-max_len=`, `-jobs=`...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+PATHS = (
+    "/v1/window/plan",
+    "/v1/tool-results/cap",
+    "/v1/offer",
+    "/v1/kept-answers/keep",
+    "/v1/kept-answers/use",
+    "/v1/kept-answers/lookup",
+)
+SEEDS: tuple[bytes, ...] = (
+    b'{"messages":[{"role":"user","content":"Find the rack."},{"role":"assistant","content":"",'
+    b'"tool_calls":[{"id":"c1","name":"measure","arguments":{}}]},{"role":"tool",'
+    b'"tool_call_id":"c1","tool_name":"measure","content":"41C"}],"strategy":{"kind":'
+    b'"sliding-window","keep_recent_turns":1},"ledger":[{"tool_call_id":"c1","standing":"fact"}]}',
+    b'{"max_chars":5,"max_chars_by_tool":{"t":9},"results":[{"tool_name":"t","result":"abcdefghij"},'
+    b'{"tool_name":"u","tool_call_id":"x","result":{"a":[1,2]}},{"tool_name":"v"}]}',
+    b'{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":'
+    b'"tool_use","id":"c1","name":"t","input":{}}]},{"role":"user","content":[{"type":'
+    b'"tool_result","tool_use_id":"c1","content":"ok"}]}],"system":"s","ledger":[],"limit":2}',
+    b'{"turn":3,"tool_name":"purge_logs","answers":[{"argument":"window","value":"24h"}]}',
+    b'{"kept":[{"turn":3,"tool_name":"p","argument":"w","value":1}],"turn":3,'
+    b'"used":[{"tool_name":"p","argument":"w"}]}',
+    b'{"kept":[{"turn":3,"tool_name":"p","argument":"w","value":true}],"turn":3,'
+    b'"tool_name":"p","argument":"w"}',
+)
+
+
+class Target:
+    """The app and the event loop that serves it, one request per input."""
+
+    def __init__(self) -> None:
+        from app.main import create_app
+        from app.settings import Settings
+
+        self.app = create_app(Settings())
+        self.loop = asyncio.new_event_loop()
+
+    def check(self, data: bytes) -> None:
+        """Send one input; raise AssertionError when the answer breaks the contract."""
+        if not data:
+            return
+        path = PATHS[data[0] % len(PATHS)]
+        status, headers, body = self.loop.run_until_complete(post(self.app, path, data[1:]))
+        assert status < 500, f"{path} answered {status}: {body[:500]!r}"
+        if status != 200:
+            assert headers.get(b"content-type") == b"application/problem+json", (path, headers)
+            problem = orjson.loads(body)
+            assert problem["status"] == status and isinstance(problem["errors"], list), problem
+
+
+async def post(app: Any, path: str, body: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"fuzz"), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+    delivered = False
+    done = asyncio.Event()
+    status = 0
+    headers: dict[bytes, bytes] = {}
+    chunks: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            headers.update(message["headers"])
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                done.set()
+
+    await app(scope, receive, send)
+    return status, headers, b"".join(chunks)
+
+
+def libfuzzer_arguments(argv: list[str]) -> list[str]:
+    """The command line, completed with a seeded corpus, an artifact prefix and the dictionary."""
+    arguments = list(argv)
+    if not any(not arg.startswith("-") for arg in arguments[1:]):
+        corpus = Path(tempfile.mkdtemp(prefix="cwp-fuzz-"))
+        for index, seed in enumerate(SEEDS):
+            (corpus / f"seed-{index}").write_bytes(bytes([index]) + seed)
+        arguments.append(str(corpus))
+        if not any(arg.startswith("-artifact_prefix=") for arg in arguments):
+            arguments.append(f"-artifact_prefix={corpus}/")
+        print(f"corpus and crash files: {corpus}", flush=True)
+    if not any(arg.startswith("-dict=") for arg in arguments):
+        arguments.append(f"-dict={HERE / 'json.dict'}")
+    return arguments
+
+
+def main() -> None:
+    import atheris
+
+    with atheris.instrument_imports(include=["app"]):
+        target = Target()
+    atheris.Setup(libfuzzer_arguments(sys.argv), target.check)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
