@@ -70,6 +70,9 @@ async def info(request: Request) -> Response:
                 "max_messages": settings.max_messages,
                 "max_json_depth": settings.max_json_depth,
                 "request_deadline_seconds": settings.request_deadline_seconds,
+                "max_header_bytes": settings.max_header_bytes,
+                "large_body_bytes": settings.large_body_bytes,
+                "large_body_slots": settings.large_body_slots,
             },
             "defaults": OPTION_DEFAULTS,
         }
