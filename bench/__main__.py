@@ -235,10 +235,9 @@ def throughput(
     """Requests per second against `path` and against the bare endpoint, one after the other."""
     core = 1 if (os.cpu_count() or 1) >= 2 else None
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        real = pool.apply(run_load, ("127.0.0.1", server.port, path, body, seconds, connections, core))
-        bare = pool.apply(
-            run_load, ("127.0.0.1", server.port, "/bench/bare", body, seconds, connections, core)
-        )
+        target = ("127.0.0.1", server.port)
+        real = pool.apply(run_load, (*target, path, body, seconds, connections, core))
+        bare = pool.apply(run_load, (*target, "/bench/bare", body, seconds, connections, core))
     result = {
         "path": path,
         "body_bytes": len(body),

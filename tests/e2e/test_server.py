@@ -102,9 +102,7 @@ def test_logs_are_json_lines_with_the_request_id():
 
 def test_sigterm_completes_the_request_in_flight_and_turns_readiness_off():
     running = Server(CWP_SHUTDOWN_DRAIN_SECONDS="1.5")
-    body = orjson.dumps(
-        {"max_chars": 100, "results": [{"tool_name": "t", "result": "x" * 50_000}]}
-    )
+    body = orjson.dumps({"max_chars": 100, "results": [{"tool_name": "t", "result": "x" * 50_000}]})
     head = (
         f"POST /v1/tool-results/cap HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"

@@ -153,14 +153,10 @@ def core_options(body: PlanRequest, ledger: tuple[StandingRow, ...] | None) -> p
         ledger=ledger,
         keep_ledger_facts=body.keep_ledger_facts,
         request_text=body.request_text,
-        paused=plan.Paused(body.paused.tool_call_id, body.paused.check_in)
-        if body.paused
-        else None,
+        paused=plan.Paused(body.paused.tool_call_id, body.paused.check_in) if body.paused else None,
         iteration=body.iteration,
         prior_records=tuple(
-            plan.PriorRecord(
-                record.removed_message_count, tuple(r.reason for r in record.refusals)
-            )
+            plan.PriorRecord(record.removed_message_count, tuple(r.reason for r in record.refusals))
             for record in body.prior_records or ()
         ),
     )
