@@ -38,7 +38,7 @@ def require_json_content_type(content_type: str | None) -> None:
         )
 
 
-def parse_json(body: bytes, max_depth: int) -> Any:
+def parse_json(body: bytes | bytearray, max_depth: int) -> Any:
     """The body as a JSON value: 400 when it is not strict JSON, 422 when nested too deep."""
     try:
         value = orjson.loads(body)
@@ -65,7 +65,7 @@ _STRING = re.compile(rb'"[^"]*"')
 _ONE_BRACKET_KIND = bytes.maketrans(b"{}", b"[]")
 
 
-def nesting_depth(body: bytes, limit: int) -> int:
+def nesting_depth(body: bytes | bytearray, limit: int) -> int:
     """How deep the JSON document `body` nests (a scalar is 0), counted no further than `limit`+1.
 
     Call it only on a body that parsed. It reads the text, not the values, because walking every
@@ -112,16 +112,31 @@ async def handle_json_body(request: Request, handler: Callable[[Any], Response])
 
     Parsing happens in the worker too: a large body must not stall the event loop. Work on a body
     of `large_body_bytes` or more takes one of the app's large-body slots (`app.api.deadline`).
+    The raw body is let go as soon as it is parsed: planning a 32 MiB body should not hold those
+    32 MiB as well as everything read from them.
     """
     require_json_content_type(request.headers.get("content-type"))
-    body = await request.body()
+    held = [await read_body(request)]
+    size = len(held[0])
     settings = request.app.state.settings
 
     def work() -> Response:
-        return handler(parse_json(body, settings.max_json_depth))
+        return handler(parse_json(held.pop(), settings.max_json_depth))
 
-    slots = large_body_slots(request) if len(body) >= settings.large_body_bytes else None
+    slots = large_body_slots(request) if size >= settings.large_body_bytes else None
     return await run_with_deadline(settings.request_deadline_seconds, work, slots)
+
+
+async def read_body(request: Request) -> bytearray:
+    """The body, gathered into one buffer as it streams in.
+
+    Not `request.body()`: that keeps the list of chunks and their join (twice the body) and caches
+    the body on the request until the answer is sent. orjson reads a bytearray as it is.
+    """
+    buffer = bytearray()
+    async for chunk in request.stream():
+        buffer += chunk
+    return buffer
 
 
 def large_body_slots(request: Request) -> WorkSlots:
