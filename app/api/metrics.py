@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
@@ -30,6 +31,16 @@ class Metrics:
     cap_results: Counter
     cap_truncations: Counter
     tool_labels: set[str] = field(default_factory=set)
+    children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
+
+    def child(self, metric: Counter | Histogram, *labels: str) -> Any:
+        """`metric.labels(*labels)`, looked up once: every request touches several series, and
+        the client library's lookup costs more than the increment."""
+        key = (id(metric), labels)
+        found = self.children.get(key)
+        if found is None:
+            found = self.children[key] = metric.labels(*labels)
+        return found
 
     def tool_label(self, tool_name: str) -> str:
         """The label a tool's series uses: its name while names are few and plain, else `other`."""

@@ -109,8 +109,8 @@ class ServiceMiddleware:
             elapsed = time.perf_counter() - started
             route = _route_template(scope)
             labels = (route, scope["method"], str(status))
-            self.metrics.requests.labels(*labels).inc()
-            self.metrics.latency.labels(*labels).observe(elapsed)
+            self.metrics.child(self.metrics.requests, *labels).inc()
+            self.metrics.child(self.metrics.latency, *labels).observe(elapsed)
             access_log.info(
                 "request",
                 extra={

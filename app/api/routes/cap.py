@@ -96,6 +96,6 @@ def result_entry(item: CapItem, cap: int, outcome: CapOutcome) -> dict[str, Any]
 
 def count_results(metrics: Metrics, measured: Counter[str], truncated: Counter[str]) -> None:
     for tool_name, count in measured.items():
-        metrics.cap_results.labels(metrics.tool_label(tool_name)).inc(count)
+        metrics.child(metrics.cap_results, metrics.tool_label(tool_name)).inc(count)
     for tool_name, count in truncated.items():
-        metrics.cap_truncations.labels(metrics.tool_label(tool_name)).inc(count)
+        metrics.child(metrics.cap_truncations, metrics.tool_label(tool_name)).inc(count)

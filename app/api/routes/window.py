@@ -163,8 +163,10 @@ def core_options(body: PlanRequest, ledger: tuple[StandingRow, ...] | None) -> p
 
 
 def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
-    metrics.plans.labels(result.strategy, str(result.engaged).lower()).inc()
+    metrics.child(metrics.plans, result.strategy, str(result.engaged).lower()).inc()
     if result.stats.removed_message_count:
-        metrics.removed_messages.labels(result.strategy).inc(result.stats.removed_message_count)
+        metrics.child(metrics.removed_messages, result.strategy).inc(
+            result.stats.removed_message_count
+        )
     for refusal in result.refusals:
-        metrics.refusals.labels(refusal.reason).inc()
+        metrics.child(metrics.refusals, refusal.reason).inc()
