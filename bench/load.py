@@ -44,6 +44,7 @@ from app.api.routes.offer import offer_answer
 from app.api.routes.window import plan_answer
 from app.errors import InvalidRequest
 from app.settings import Settings
+from bench.generate import to_openai
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -99,40 +100,6 @@ def native_transcript(rng: random.Random, turns: int) -> list[dict[str, Any]]:
     return messages
 
 
-def as_openai(native: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for message in native:
-        if message["role"] == "assistant":
-            out.append(
-                {
-                    "role": "assistant",
-                    "content": message["content"] or None,
-                    "tool_calls": [
-                        {
-                            "id": call["id"],
-                            "type": "function",
-                            "function": {
-                                "name": call["name"],
-                                "arguments": orjson.dumps(call["arguments"]).decode(),
-                            },
-                        }
-                        for call in message["tool_calls"]
-                    ],
-                }
-            )
-        elif message["role"] == "tool":
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": message["tool_call_id"],
-                    "content": message["content"],
-                }
-            )
-        else:
-            out.append(dict(message))
-    return out
-
-
 def as_anthropic(native: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The same conversation as Anthropic Messages (the system prompt goes top level)."""
     out: list[dict[str, Any]] = []
@@ -168,7 +135,7 @@ def transcript_fields(rng: random.Random, turns: int) -> dict[str, Any]:
     if wire == "native":
         return {"messages": native, "format": rng.choice(("native", "auto"))}
     if wire == "openai":
-        return {"messages": as_openai(native), "format": rng.choice(("openai", "auto"))}
+        return {"messages": to_openai(native), "format": rng.choice(("openai", "auto"))}
     return {
         "messages": as_anthropic(native),
         "format": rng.choice(("anthropic", "auto")),

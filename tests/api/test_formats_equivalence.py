@@ -43,7 +43,6 @@ from app.core.messages import Message
 from tests.core.window_fixtures import (
     AC,
     HOLDS,
-    OPEN,
     REQ,
     TASK,
     A,
@@ -54,6 +53,23 @@ from tests.core.window_fixtures import (
     U,
     U_star,
     W,
+)
+from tests.core.window_transcripts import (
+    E3,
+    E5,
+    E11,
+    E12,
+    E13,
+    E14A,
+    E15,
+    E16,
+    E17,
+    E20,
+    E22,
+    E23,
+    E26,
+    X2,
+    X3,
 )
 
 PATH = "/v1/window/plan"
@@ -435,87 +451,9 @@ class Example:
         return [native_json(message) for message in self.transcript]
 
 
-E3 = W(U_star("go"), AC("dangling:look"), R("c2"), R("c3"), R("c4"))
-E5 = W(
-    U_star(REQ), R("c1", "look", "a" * 400), R("c2", "look", "b" * 400), R("c3", "look", "c" * 400)
-)
 E6 = W(U(REQ), *E5[1:])
-E11 = W(
-    U(TASK),
-    R("a", "x"),
-    R("b", "x"),
-    R("c", "x"),
-    R("p", "observer", HOLDS),
-    R("d", "x"),
-    R("e", "x"),
-    R("f", "x"),
-)
-E12 = W(
-    U(TASK), R("w", "whats_here", HOLDS), R("p", "pan", "panned"), R("m1", "move"), R("m2", "move")
-)
-E13 = W(U(TASK), R("p", "observer", HOLDS), R("a", "move"), R("b", "move"))
-N0 = (
-    "[dropped history — 2 earlier message(s) were removed from this window at iteration 3 by the "
-    "'sliding-window' strategy of the context planner. They were not summarized; they are simply "
-    "not re-sent.]"
-)
-E14A = W(
-    U(N0),
-    U(REQ),
-    R("c1", "look", "RESULT " + "x" * 400),
-    R("c2", "look", "RESULT " + "y" * 400),
-    R("c3", "look", "RESULT " + "z" * 400),
-)
 E14B = W(AC("a1:look"), T("a1"), A("weighing options"), A("still weighing"), A("here is my answer"))
-E15 = W(
-    U(TASK),
-    R("a", "whats_here", HOLDS),
-    R("b", "move"),
-    R("c", "move"),
-    R("d", "move"),
-    R("e", "move"),
-    R("f", "measure", "rack-b 41C"),
-    R("g", "move"),
-    R("h", "move"),
-)
-SEVEN = ["one", "two", "three", "four", "five", "six", "seven"]
-E16 = W(U(TASK), *(R(f"t{n}", f"tool_{word}") for n, word in enumerate(SEVEN, 1)))
-E17 = W(
-    U(TASK),
-    R("m1", "measure", "rack-a 39C"),
-    R("o", "observer", HOLDS),
-    R("m2", "measure", "rack-b 41C"),
-    R("x1", "move"),
-    R("x2", "move"),
-    R("x3", "move"),
-)
-E20 = W(
-    U(TASK),
-    R("a1", "whats_here", HOLDS),
-    AC("c1:collect_input", "c2:whats_here"),
-    T("c1", "collect_input", "answers: 3"),
-    T_not_run("c2", "whats_here", "Not run: the batch stopped at collect_input."),
-    R("m1", "move"),
-    R("m2", "move"),
-)
-E22 = W(U_star(OPEN), AC("paused:look"), R("c2", "look", "z"))
-E23 = W(
-    U_star(OPEN),
-    R("c1", "look", "y" * 400),
-    AC("dangling:look"),
-    AC("paused:look"),
-    R("c2", "look", "z" * 400),
-)
 E24 = W(S("You audit deployments."), U(REQ), *E5[1:])
-E26 = W(
-    U("Check the lab racks."),
-    R("c1", "alpha_tool", "rack-a: 41C"),
-    R("c2", "alpha_tool", "rack-b: n/a"),
-    R("c3", "alpha_tool", "rack-c: 38C"),
-    R("c4", "alpha_tool", "rack-d: 44C"),
-)
-X2 = W(T("x1", "look", "p" * 300), U(TASK), R("c1", "look"), R("c2", "look"))
-X3 = W(U(TASK), R("c1", "look"), R("c2", "look"), R("c3", "probe"))
 
 EXAMPLES = [
     Example("E1-four-turns", W(U("do the thing"), R("c1"), R("c2"), R("c3")), body(), ("· · · ·",)),
