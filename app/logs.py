@@ -16,7 +16,12 @@ import orjson
 
 from app.api.middleware import request_id_var
 
-_STANDARD_ATTRS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+# uvicorn adds `color_message`, the same text with terminal colour codes: not for a log file.
+_STANDARD_ATTRS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message",
+    "asctime",
+    "color_message",
+}
 
 
 class JsonFormatter(logging.Formatter):

@@ -95,7 +95,9 @@ def test_logs_are_json_lines_with_the_request_id():
     finally:
         out, err = running.stop()
     assert "/docs" in out  # make run prints the Swagger URL
+    assert "\x1b" not in err, "terminal colour codes in the log"
     lines = [orjson.loads(line) for line in err.splitlines() if line.startswith("{")]
+    assert lines and all(isinstance(line["request_id"], str) for line in lines)
     access = [line for line in lines if line.get("request_id") == "e2e-log-check"]
     assert access and access[0]["route"] == "/healthz" and access[0]["status"] == 200
 
