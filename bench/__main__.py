@@ -53,15 +53,8 @@ def median_seconds(work: Callable[[], Any], budget: float, min_repeats: int = 3)
     return statistics.median(times)
 
 
-_LOOP = asyncio.new_event_loop()
-
-
-def asgi_call(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
-    """One request through the ASGI app, with no client library in between.
-
-    Every call runs on the same event loop, as requests do in a server, so the loop's worker
-    threads are started once and not counted in each request.
-    """
+async def asgi_request(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
+    """One request through the ASGI app, with no client library in between."""
     sent: list[dict[str, Any]] = []
     received = False
 
@@ -93,9 +86,35 @@ def asgi_call(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
         "client": ("127.0.0.1", 1),
         "server": ("127.0.0.1", 80),
     }
-    _LOOP.run_until_complete(app(scope, receive, send))
+    await app(scope, receive, send)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+def asgi_call(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
+    return asyncio.run(asgi_request(app, path, body))
+
+
+def asgi_median_seconds(app: Any, path: str, body: bytes, budget: float) -> float:
+    """Median time of the request through the ASGI app, every repeat inside ONE task.
+
+    A server serves all its requests under one long-lived task, so the worker threads that run
+    the plans are started once; a new event-loop run per request would start a thread each time
+    and charge it to the request.
+    """
+
+    async def repeat() -> float:
+        times: list[float] = []
+        spent = 0.0
+        while len(times) < 3 or (spent < budget and len(times) < 50):
+            started = time.perf_counter()
+            await asgi_request(app, path, body)
+            elapsed = time.perf_counter() - started
+            times.append(elapsed)
+            spent += elapsed
+        return statistics.median(times)
+
+    return asyncio.run(repeat())
 
 
 class Server:
@@ -172,7 +191,7 @@ def measure_endpoint(
     row: dict[str, Any] = {"case": label, "body_bytes": len(body)}
     row["floor_s"] = median_seconds(floor, budget)
     row["core_s"] = median_seconds(core, budget) if core else None
-    row["asgi_s"] = median_seconds(lambda: asgi_call(app, path, body), budget)
+    row["asgi_s"] = asgi_median_seconds(app, path, body, budget)
     row["http_s"] = median_seconds(over_http, budget)
     row["asgi_over_floor"] = row["asgi_s"] / row["floor_s"]
     row["http_over_floor"] = row["http_s"] / row["floor_s"]
