@@ -7,19 +7,25 @@ that has the result's id. A message with no recoverable name has none: the plann
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from app.core.messages import Message
+from app.core.messages import Message, ToolCall
 
 
 def first_call_names(messages: Sequence[Message]) -> dict[str, str]:
     """Map each call id to the name of the first call (oldest first) with that id and a name."""
     names: dict[str, str] = {}
     for message in messages:
-        for call in message.tool_calls:
-            if call.name and call.id not in names:
-                names[call.id] = call.name
+        if message.tool_calls:
+            remember_call_names(names, message.tool_calls)
     return names
+
+
+def remember_call_names(names: dict[str, str], calls: Iterable[ToolCall]) -> None:
+    """Add each call's name to `names` unless its id already has one (the first call wins)."""
+    for call in calls:
+        if call.name and call.id not in names:
+            names[call.id] = call.name
 
 
 def name_of(message: Message, call_names: dict[str, str]) -> str | None:

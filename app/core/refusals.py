@@ -45,8 +45,13 @@ def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) ->
 
 def has_unanswered_call(context: RefusalContext, turn: int) -> bool:
     """A call the turn makes is answered by no `tool` message anywhere in the transcript."""
-    answered = context.answered
-    return any(call_id not in answered for call_id in context.calls_by_turn.get(turn, ()))
+    made = context.calls_by_turn.get(turn)
+    if made:
+        answered = context.answered
+        for call_id in made:
+            if call_id not in answered:
+                return True
+    return False
 
 
 def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | None:

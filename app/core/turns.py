@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from app.core.messages import Message
+from app.core.names import remember_call_names
 
 
 class Segment(NamedTuple):
@@ -33,10 +34,11 @@ class Survey(NamedTuple):
     answered: frozenset[str]  # every call id a `tool` message answers, `not_dispatched` included
     system_turns: frozenset[int]  # turns holding a `system` message
     calls_by_turn: dict[int, list[str]]  # the call ids each calling turn makes
+    call_names: dict[str, str]  # `first_call_names`
 
 
 def survey(messages: Sequence[Message]) -> Survey:
-    """Turns, caller indices, answered calls and per-turn facts, in ONE pass.
+    """Turns, caller indices, answered calls, call names and per-turn facts, in ONE pass.
 
     Transcripts run to 100,000 messages, and every pass over them costs more than the rule it
     serves, so the facts several rules need are read here together. A message whose role is not
@@ -47,6 +49,7 @@ def survey(messages: Sequence[Message]) -> Survey:
     answered: set[str] = set()
     system_turns: set[int] = set()
     calls_by_turn: dict[int, list[str]] = {}
+    call_names: dict[str, str] = {}
     start = size = 0
     turn = -1
     for position, message in enumerate(messages):
@@ -65,11 +68,19 @@ def survey(messages: Sequence[Message]) -> Survey:
         elif role == "system":
             system_turns.add(turn)
         elif message.tool_calls:
-            calls_by_turn.setdefault(turn, []).extend(call.id for call in message.tool_calls)
+            made = calls_by_turn.setdefault(turn, [])
+            for call in message.tool_calls:
+                made.append(call.id)
+            remember_call_names(call_names, message.tool_calls)
     if messages:
         segments.append(Segment(turn, start, len(messages), size))
     return Survey(
-        tuple(segments), callers, frozenset(answered), frozenset(system_turns), calls_by_turn
+        tuple(segments),
+        callers,
+        frozenset(answered),
+        frozenset(system_turns),
+        calls_by_turn,
+        call_names,
     )
 
 

@@ -17,7 +17,7 @@ from itertools import chain
 from app.core.current_request import current_request_index
 from app.core.ledger import fold_ledger
 from app.core.messages import Message
-from app.core.names import first_call_names, name_of
+from app.core.names import name_of
 from app.core.notice import climb_ladder
 from app.core.pins import LedgerFold, PinPlan, plan_pins
 from app.core.plan_types import (
@@ -95,8 +95,13 @@ def dropped_tool_names(
     messages: Sequence[Message], start: int, end: int, call_names: dict[str, str]
 ) -> tuple[str, ...]:
     """`name_of` of every message in `start … end−1`, first appearance order, each once."""
-    names = (name_of(messages[position], call_names) for position in range(start, end))
-    return tuple(dict.fromkeys(name for name in names if name is not None))
+    names: dict[str, None] = {}
+    for message in messages[start:end]:
+        if message.role == "tool":  # name_of names tool messages only
+            name = name_of(message, call_names)
+            if name is not None:
+                names[name] = None
+    return tuple(names)
 
 
 def dropped_standings(
@@ -353,7 +358,7 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
 
     cc = max(0, turn_count - strategy.keep_recent_turns)
     fold = None if options.ledger is None else fold_ledger(options.ledger)
-    call_names = first_call_names(messages)
+    call_names = transcript.survey.call_names
     after = -1 if request is None else request
     pin_plan = plan_pins(
         messages, transcript.segments, transcript.turn_starts, call_names, fold, after, cc, options
