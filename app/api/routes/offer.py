@@ -76,7 +76,6 @@ def read_offer_request(
         raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
     errors: list[FieldError] = []
     body = validate_model(OfferRequest, raw, errors)
-    errors = system_errors_at_system(errors)
     rows: tuple[StandingRow, ...] = ()
     if isinstance(raw.get("ledger"), list):
         try:
@@ -91,23 +90,3 @@ def read_offer_request(
     raise_if_any(errors)
     assert body is not None and transcript is not None
     return body, rows, transcript[1]
-
-
-SYSTEM_PROMPT_ERROR = FieldError(
-    ("body", "system"),
-    "system must be a string, an array of Anthropic text blocks, or null",
-    "system_type",
-)
-
-
-def system_errors_at_system(errors: list[FieldError]) -> list[FieldError]:
-    """Pydantic reports a bad `system` once per union member (`system.str`, `system.list[...]`);
-    the contract names the field itself, once (`window.md` §11)."""
-    kept: list[FieldError] = []
-    for error in errors:
-        if error.loc[:2] == ("body", "system") and len(error.loc) > 2:
-            if SYSTEM_PROMPT_ERROR not in kept:
-                kept.append(SYSTEM_PROMPT_ERROR)
-        else:
-            kept.append(error)
-    return kept
