@@ -35,7 +35,8 @@ def read_transcript(
     try:
         if format_name == "auto":
             format_name = detect_format(raw, system is not None)
-        if system is not None and format_name != "anthropic":
+        already_named = any(error.loc == ("body", "system") for error in errors)
+        if system is not None and format_name != "anthropic" and not already_named:
             errors.append(
                 FieldError(
                     ("body", "system"),
