@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 import orjson
 
+from bench.asgi import call_asgi
 from bench.generate import cap_body, offer_body, plan_body
 from bench.loadgen import run_load
 
@@ -54,41 +55,9 @@ def median_seconds(work: Callable[[], Any], budget: float, min_repeats: int = 3)
 
 
 async def asgi_request(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
-    """One request through the ASGI app, with no client library in between."""
-    sent: list[dict[str, Any]] = []
-    received = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal received
-        if received:
-            await asyncio.sleep(3600)
-        received = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"bench"),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
-    await app(scope, receive, send)
-    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-    return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    """One POST through the ASGI app: (status, body)."""
+    status, _, answer = await call_asgi(app, "POST", path, body)
+    return status, answer
 
 
 def asgi_call(app: Any, path: str, body: bytes) -> tuple[int, bytes]:

@@ -20,7 +20,6 @@ import asyncio
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -59,8 +58,10 @@ class Target:
     def __init__(self) -> None:
         from app.main import create_app
         from app.settings import Settings
+        from bench.asgi import call_asgi
 
         self.app = create_app(Settings())
+        self.call = call_asgi
         self.loop = asyncio.new_event_loop()
 
     def check(self, data: bytes) -> None:
@@ -68,55 +69,14 @@ class Target:
         if not data:
             return
         path = PATHS[data[0] % len(PATHS)]
-        status, headers, body = self.loop.run_until_complete(post(self.app, path, data[1:]))
+        status, headers, body = self.loop.run_until_complete(
+            self.call(self.app, "POST", path, data[1:])
+        )
         assert status < 500, f"{path} answered {status}: {body[:500]!r}"
         if status != 200:
             assert headers.get(b"content-type") == b"application/problem+json", (path, headers)
             problem = orjson.loads(body)
             assert problem["status"] == status and isinstance(problem["errors"], list), problem
-
-
-async def post(app: Any, path: str, body: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"fuzz"), (b"content-type", b"application/json")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 80),
-    }
-    delivered = False
-    done = asyncio.Event()
-    status = 0
-    headers: dict[bytes, bytes] = {}
-    chunks: list[bytes] = []
-
-    async def receive() -> dict[str, Any]:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await done.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-            headers.update(message["headers"])
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                done.set()
-
-    await app(scope, receive, send)
-    return status, headers, b"".join(chunks)
 
 
 def libfuzzer_arguments(argv: list[str]) -> list[str]:

@@ -10,7 +10,3 @@ from fastapi.responses import Response
 
 def json_response(content: Any, headers: dict[str, str] | None = None) -> Response:
     return Response(orjson.dumps(content), media_type="application/json", headers=headers)
-
-
-def json_bytes_response(body: bytes, headers: dict[str, str] | None = None) -> Response:
-    return Response(body, media_type="application/json", headers=headers)

@@ -94,11 +94,6 @@ def turn_index_of(segments: Sequence[Segment], message_index: int) -> int:
     return bisect_right([segment.start for segment in segments], message_index) - 1
 
 
-def caller_indices(messages: Sequence[Message]) -> list[int]:
-    """The caller's index of every core message, in order."""
-    return survey(messages).callers
-
-
 def caller_message_count(indices: Iterable[int | None]) -> int:
     """Caller messages spanned by consecutive core messages given by their caller indices.
 

@@ -8,9 +8,10 @@ when anything was recorded the reader raises and the stand-ins are never used.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
+from app.core.messages import Message
 from app.errors import FieldError, InvalidRequest
 
 Loc = tuple[str | int, ...]
@@ -43,6 +44,29 @@ def message_object(value: Any, index: int, problems: Problems) -> JsonObject | N
         return value
     problems.add((index,), "a message must be an object", "dict_type")
     return None
+
+
+def read_one_to_one(
+    raw: list[Any],
+    read_plain: Callable[[JsonObject, int], Message | None],
+    read_message: Callable[[JsonObject, int, Problems], Message | None],
+) -> list[Message]:
+    """The core messages of a format whose messages map one to one (native, OpenAI).
+
+    Each message is tried on the format's fast path first; one it does not recognise is read with
+    every check. Raises InvalidRequest naming every violation found.
+    """
+    problems = Problems()
+    messages: list[Message] = []
+    for index, value in enumerate(raw):
+        core = read_plain(value, index) if type(value) is dict else None
+        if core is None:
+            message = message_object(value, index, problems)
+            core = None if message is None else read_message(message, index, problems)
+        if core is not None:
+            messages.append(core)
+    problems.raise_if_any()
+    return messages
 
 
 def role_of(message: Mapping[str, Any], index: int, problems: Problems) -> str | None:

@@ -23,8 +23,8 @@ from app.formats.fields import (
     flag,
     is_object,
     joined_text,
-    message_object,
     present,
+    read_one_to_one,
     required_id,
     required_name,
     role_of,
@@ -48,20 +48,7 @@ USE_TOOL_CALLS = "use 'tool_calls' on assistant messages and 'tool' messages tha
 def read(raw: list[Any]) -> list[Message]:
     """The core transcript of Chat Completions `messages`; raises InvalidRequest naming every
     violation."""
-    problems = Problems()
-    messages: list[Message] = []
-    for index, value in enumerate(raw):
-        plain = read_plain(value, index) if type(value) is dict else None
-        if plain is not None:
-            messages.append(plain)
-            continue
-        message = message_object(value, index, problems)
-        if message is not None:
-            core = read_message(message, index, problems)
-            if core is not None:
-                messages.append(core)
-    problems.raise_if_any()
-    return messages
+    return read_one_to_one(raw, read_plain, read_message)
 
 
 def read_plain(message: JsonObject, index: int) -> Message | None:

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from app.main import create_app
 from app.settings import Settings
+from bench.asgi import call_asgi
 
 MARK = "@@FUZZ@@"
 
@@ -221,50 +222,7 @@ class Answer:
 
 async def asgi_request(app: Any, method: str, path: str, body: bytes) -> Answer:
     """One request through the ASGI app, the body delivered in one message."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"fuzz"),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 80),
-    }
-    delivered = False
-    done = asyncio.Event()
-    status = 0
-    headers: dict[bytes, bytes] = {}
-    chunks: list[bytes] = []
-
-    async def receive() -> dict[str, Any]:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await done.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-            headers.update((name.lower(), value) for name, value in message["headers"])
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                done.set()
-
-    await app(scope, receive, send)
-    return Answer(status, headers, b"".join(chunks))
+    return Answer(*await call_asgi(app, method, path, body))
 
 
 class Service:

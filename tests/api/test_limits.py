@@ -17,6 +17,7 @@ import pytest
 import app.api.routes.window as window_route
 from app.main import create_app
 from app.settings import Settings
+from bench.asgi import http_scope
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.anyio
@@ -81,24 +82,12 @@ async def chunked_request(
 ) -> tuple[int, list[tuple[bytes, bytes]], int]:
     """POST a chunked body (no Content-Length) straight to the ASGI app; (status, headers, chunks
     read)."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"limits"),
-            (b"content-type", b"application/json"),
-            (b"transfer-encoding", b"chunked"),
-        ],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 80),
-    }
+    headers = [
+        (b"host", b"limits"),
+        (b"content-type", b"application/json"),
+        (b"transfer-encoding", b"chunked"),
+    ]
+    scope = http_scope("POST", path, headers)
     pulled = 0
     status = 0
     headers: list[tuple[bytes, bytes]] = []
