@@ -25,6 +25,13 @@ class Settings(BaseSettings):
     request_deadline_seconds: float = Field(
         10.0, gt=0, description="Longest time one request may spend being processed."
     )
+    inline_body_bytes: int = Field(
+        64 * 1024,
+        ge=0,
+        description="A body smaller than this is parsed and planned on the event loop: its work "
+        "takes about a millisecond, less than handing it to a worker thread costs. Larger bodies "
+        "run in a worker thread under the deadline; 0 sends every body to a worker.",
+    )
     large_body_bytes: int = Field(
         1024 * 1024,
         ge=1,

@@ -168,7 +168,9 @@ async def test_500_is_a_problem_without_internals(caplog):
 
 
 async def test_503_past_the_deadline_and_the_next_request_is_served():
-    async with client_for(app=probe_app(request_deadline_seconds=0.2)) as client:
+    async with client_for(
+        app=probe_app(request_deadline_seconds=0.2, inline_body_bytes=0)
+    ) as client:
         slow = await post(client, b'{"count": 1, "sleep": 1.0}')
         problem = assert_problem(slow, 503)
         assert problem["type"].endswith("deadline-exceeded")

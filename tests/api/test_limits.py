@@ -204,7 +204,8 @@ class BlockedPlanner:
 async def test_a_plan_past_the_deadline_is_503_and_the_next_request_is_served(monkeypatch):
     blocked = BlockedPlanner()
     monkeypatch.setattr(window_route, "plan_window", blocked)
-    async with client_for(Settings(request_deadline_seconds=1.0)) as client:
+    # Every body goes to a worker: a small one is otherwise planned on the event loop.
+    async with client_for(Settings(request_deadline_seconds=1.0, inline_body_bytes=0)) as client:
         try:
             late = await post(client, PLAN, orjson.dumps(SMALL_PLAN))
             problem = assert_problem(late, 503)
@@ -235,7 +236,9 @@ def padded_plan(size: int) -> bytes:
 async def test_abandoned_work_on_a_large_body_keeps_its_slot_until_it_ends(monkeypatch):
     blocked = BlockedPlanner()
     monkeypatch.setattr(window_route, "plan_window", blocked)
-    settings = Settings(request_deadline_seconds=1.0, large_body_bytes=4096, large_body_slots=1)
+    settings = Settings(
+        request_deadline_seconds=1.0, inline_body_bytes=0, large_body_bytes=4096, large_body_slots=1
+    )
     large = padded_plan(8192)
     async with client_for(settings) as client:
         try:
@@ -270,3 +273,25 @@ async def test_large_bodies_are_answered_one_slot_at_a_time():
                 group.start_soon(one)
     assert [a.status_code for a in answers] == [200] * 8
     assert len({a.content for a in answers}) == 1
+
+
+# ---- where the work runs -------------------------------------------------------------------------
+
+
+async def test_small_bodies_are_planned_on_the_event_loop_and_larger_ones_in_a_worker(monkeypatch):
+    threads: list[threading.Thread] = []
+    real = window_route.plan_window
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(window_route, "plan_window", recording)
+    small = orjson.dumps(SMALL_PLAN)
+    async with client_for(Settings(inline_body_bytes=len(small) + 1)) as client:
+        inline = await post(client, PLAN, small)
+        in_worker = await post(client, PLAN, padded_plan(len(small) + 1))
+    assert inline.status_code == in_worker.status_code == 200
+    loop_thread = threading.current_thread()
+    assert threads[0] is loop_thread
+    assert threads[1] is not loop_thread

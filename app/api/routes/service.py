@@ -71,6 +71,7 @@ async def info(request: Request) -> Response:
                 "max_json_depth": settings.max_json_depth,
                 "request_deadline_seconds": settings.request_deadline_seconds,
                 "max_header_bytes": settings.max_header_bytes,
+                "inline_body_bytes": settings.inline_body_bytes,
                 "large_body_bytes": settings.large_body_bytes,
                 "large_body_slots": settings.large_body_slots,
             },
