@@ -3,8 +3,9 @@
 Every kept turn is given a reason, so a caller can see what holds the window. The engine removes
 at most one contiguous run of candidate turns from the old end: refusing turns before the run are
 stepped over, and the first refusing turn after it ends it, because removing on both sides of a
-held turn would cut two holes in the history. Turns after that one are not evaluated at all.
-Pin admission happens before this (`app.core.pins`); this module only reads which turns each pin
+held turn would cut two holes in the history. Turns after that one are not reported. Each rule's
+holds are gathered once as a set of turns, so choosing the span visits only the held candidates,
+and a turn met is given the reason of the first rule that holds it. Pin admission happens before this (`app.core.pins`); this module only reads which turns each pin
 kind holds.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import count
 
 from app.core.messages import Message
 from app.core.plan_types import Paused, Refusal, RefusalReason
@@ -20,16 +22,26 @@ from app.core.turns import Segment
 
 @dataclass(frozen=True, slots=True)
 class RefusalContext:
-    """What the per-turn rules read besides the turn itself."""
+    """The turns each per-turn rule holds, gathered before any candidate is looked at."""
 
-    messages: Sequence[Message]
     request_turn: int | None
-    paused: Paused | None
-    answered: frozenset[str]
     system_turns: frozenset[int]
-    calls_by_turn: dict[int, list[str]]
+    paused_turns: frozenset[int]  # turns that make or answer the paused call
+    paused_check_in: bool
+    unanswered_turns: frozenset[int]
     held_by_last_tool_result: frozenset[int]
     held_by_ledger_fact: frozenset[int]
+
+    def refusing_turns(self) -> frozenset[int]:
+        """Every turn some rule holds; any other candidate may leave."""
+        request = frozenset() if self.request_turn is None else frozenset((self.request_turn,))
+        return request.union(
+            self.system_turns,
+            self.paused_turns,
+            self.unanswered_turns,
+            self.held_by_last_tool_result,
+            self.held_by_ledger_fact,
+        )
 
 
 def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) -> bool:
@@ -43,32 +55,36 @@ def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) ->
     return False
 
 
-def has_unanswered_call(context: RefusalContext, turn: int) -> bool:
-    """A call the turn makes is answered by no `tool` message anywhere in the transcript."""
-    made = context.calls_by_turn.get(turn)
-    if made:
-        answered = context.answered
-        for call_id in made:
-            if call_id not in answered:
-                return True
-    return False
+def turns_touching_call(
+    messages: Sequence[Message], segments: Sequence[Segment], paused: Paused | None
+) -> frozenset[int]:
+    """The turns that make or answer the paused call (none when nothing is paused)."""
+    if paused is None:
+        return frozenset()
+    call_id = paused.tool_call_id
+    return frozenset(s.turn for s in segments if touches_call(messages, s, call_id))
 
 
-def reason_for(segment: Segment, context: RefusalContext) -> RefusalReason | None:
+def turns_with_unanswered_calls(
+    calls_by_turn: dict[int, list[str]], answered: frozenset[str]
+) -> frozenset[int]:
+    """Turns making a call that no `tool` message anywhere in the transcript answers."""
+    return frozenset(turn for turn, made in calls_by_turn.items() if not answered.issuperset(made))
+
+
+def reason_for(turn: int, context: RefusalContext) -> RefusalReason | None:
     """Why the turn refuses to leave (the first rule that matches), or None when it may leave."""
-    messages = context.messages
-    if segment.turn == context.request_turn:
+    if turn == context.request_turn:
         return "current-request"
-    if segment.turn in context.system_turns:
+    if turn in context.system_turns:
         return "system-envelope"
-    paused = context.paused
-    if paused is not None and touches_call(messages, segment, paused.tool_call_id):
-        return "pending-check-in" if paused.check_in else "paused-tool"
-    if has_unanswered_call(context, segment.turn):
+    if turn in context.paused_turns:
+        return "pending-check-in" if context.paused_check_in else "paused-tool"
+    if turn in context.unanswered_turns:
         return "unresolved-tool-call"
-    if segment.turn in context.held_by_last_tool_result:
+    if turn in context.held_by_last_tool_result:
         return "last-tool-result"
-    if segment.turn in context.held_by_ledger_fact:
+    if turn in context.held_by_ledger_fact:
         return "ledger-fact"
     return None
 
@@ -90,21 +106,25 @@ class SpanChoice:
     last: int | None
 
 
-def choose_span(
-    segments: Sequence[Segment], cc: int, context: RefusalContext, turn_starts: Sequence[int]
-) -> SpanChoice:
-    """Evaluate candidates oldest first; the first refusal after the span started ends it."""
-    before: list[Refusal] = []
-    first: int | None = None
-    last: int | None = None
-    for segment in segments[:cc]:
-        reason = reason_for(segment, context)
-        if reason is None:
-            if first is None:
-                first = segment.turn
-            last = segment.turn
-            continue
-        before.append(Refusal(reason, segment.turn, turn_starts[segment.turn]))
-        if first is not None:
-            break
-    return SpanChoice(tuple(before), first, last)
+def choose_span(cc: int, context: RefusalContext, turn_starts: Sequence[int]) -> SpanChoice:
+    """Evaluate candidates oldest first; the first refusal after the span started ends it.
+
+    Only the refusing candidates are visited: the span starts at the first candidate no rule
+    holds and ends before the next held one (or at the last candidate), so a transcript of
+    thousands of turns costs as many steps as it has holds.
+    """
+    refusing = sorted(turn for turn in context.refusing_turns() if 0 <= turn < cc)
+    # Turns 0 … first−1 all refuse; `first` is the oldest candidate free to leave.
+    first = next((turn for turn, held in zip(count(), refusing) if turn != held), len(refusing))
+    ending = refusing[first] if first < len(refusing) else None
+
+    def refusal(turn: int) -> Refusal:
+        reason = reason_for(turn, context)
+        assert reason is not None  # every turn in `refusing` is held by some rule
+        return Refusal(reason, turn, turn_starts[turn])
+
+    met = refusing[: first + 1]  # the turns stepped over, and the one that ends the span
+    before = tuple(refusal(turn) for turn in met)
+    if first >= cc:
+        return SpanChoice(before, None, None)
+    return SpanChoice(before, first, cc - 1 if ending is None else ending - 1)

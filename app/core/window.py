@@ -44,7 +44,13 @@ from app.core.plan_types import (
     Turn,
     WindowPlan,
 )
-from app.core.refusals import RefusalContext, choose_span, keep_window_refusals
+from app.core.refusals import (
+    RefusalContext,
+    choose_span,
+    keep_window_refusals,
+    turns_touching_call,
+    turns_with_unanswered_calls,
+)
 from app.core.turns import (
     Segment,
     Survey,
@@ -146,6 +152,8 @@ class Transcript:
 
     def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
         """The distinct caller messages core messages `start … end−1` come from, ascending."""
+        if self.distinct_callers:  # one caller message per core message, in order
+            return tuple(self.callers[start:end])
         return tuple(sorted(set(self.callers[start:end])))
 
 
@@ -272,16 +280,17 @@ def decide(
     if cc == 0:
         return Decision(tuple(keep_refusals), tuple(held), None)
     context = RefusalContext(
-        messages=messages,
         request_turn=request_turn,
-        paused=options.paused,
-        answered=transcript.survey.answered,
         system_turns=transcript.survey.system_turns,
-        calls_by_turn=transcript.survey.calls_by_turn,
+        paused_turns=turns_touching_call(messages, segments, options.paused),
+        paused_check_in=options.paused is not None and options.paused.check_in,
+        unanswered_turns=turns_with_unanswered_calls(
+            transcript.survey.calls_by_turn, transcript.survey.answered
+        ),
         held_by_last_tool_result=pin_plan.held_by_last_tool_result(),
         held_by_ledger_fact=pin_plan.held_by_ledger_fact(),
     )
-    choice = choose_span(segments, cc, context, turn_starts)
+    choice = choose_span(cc, context, turn_starts)
     for refusal in choice.before:
         held[refusal.turn_index] = refusal.reason
     refusals = (*choice.before, *keep_refusals)
