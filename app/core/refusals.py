@@ -5,8 +5,8 @@ at most one contiguous run of candidate turns from the old end: refusing turns b
 stepped over, and the first refusing turn after it ends it, because removing on both sides of a
 held turn would cut two holes in the history. Turns after that one are not reported. Each rule's
 holds are gathered once as a set of turns, so choosing the span visits only the held candidates,
-and a turn met is given the reason of the first rule that holds it. Pin admission happens before this (`app.core.pins`); this module only reads which turns each pin
-kind holds.
+and a turn met is given the reason of the first rule that holds it. Pin admission happens before
+this (`app.core.pins`); this module only reads which turns each pin kind holds.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     if type(content) is str:
         if role != "user" and role != "assistant":
             return False
-        out.append(Message(role, content, (), None, None, injected, False, index))
+        out.append(Message._make((role, content, (), None, None, injected, False, index, ())))
         return True
     if type(content) is not list:
         return False
@@ -91,13 +91,15 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 name = block.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
-                calls.append(ToolCall(call_id, name))
+                calls.append(ToolCall._make((call_id, name)))
             elif block_type == "tool_result" or type(block_type) is not str:
                 return False
         text = "".join(pieces)
         blocks = tuple(range(len(content)))
         out.append(
-            Message("assistant", text, tuple(calls), None, None, injected, False, index, blocks)
+            Message._make(
+                ("assistant", text, tuple(calls), None, None, injected, False, index, blocks)
+            )
         )
         return True
     if role != "user":
@@ -120,7 +122,9 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             ):
                 return False
             results.append(
-                Message("tool", body, (), call_id, None, False, not_dispatched, index, (position,))
+                Message._make(
+                    ("tool", body, (), call_id, None, False, not_dispatched, index, (position,))
+                )
             )
             continue
         if block_type == "text":
@@ -135,7 +139,9 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     if user_blocks or not content:
         text = "".join(pieces)
         out.append(
-            Message("user", text, (), None, None, injected, False, index, tuple(user_blocks))
+            Message._make(
+                ("user", text, (), None, None, injected, False, index, tuple(user_blocks))
+            )
         )
     return True
 

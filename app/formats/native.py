@@ -72,7 +72,9 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             or (not_dispatched is not True and not_dispatched is not False)
         ):
             return None
-        return Message("tool", content, (), call_id, name, injected, not_dispatched, index)
+        return Message._make(
+            ("tool", content, (), call_id, name, injected, not_dispatched, index, ())
+        )
     if items is not None and type(items) is not list:
         return None
     if role == "assistant":
@@ -86,11 +88,11 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = item.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return None
-                found.append(ToolCall(call_id, name))
+                found.append(ToolCall._make((call_id, name)))
             calls = tuple(found)
-        return Message("assistant", content, calls, None, None, injected, False, index)
+        return Message._make(("assistant", content, calls, None, None, injected, False, index, ()))
     if (role == "user" or role == "system") and not items:
-        return Message(role, content, (), None, None, injected, False, index)
+        return Message._make((role, content, (), None, None, injected, False, index, ()))
     return None
 
 

@@ -77,7 +77,9 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             or (not_dispatched is not True and not_dispatched is not False)
         ):
             return None
-        return Message("tool", content, (), call_id, None, injected, not_dispatched, index)
+        return Message._make(
+            ("tool", content, (), call_id, None, injected, not_dispatched, index, ())
+        )
     if role == "assistant":
         if content is None:
             content = ""
@@ -98,14 +100,14 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = function.get("name")
                 if type(name) is not str:
                     return None
-                found.append(ToolCall(call_id, name))
+                found.append(ToolCall._make((call_id, name)))
             calls = tuple(found)
-        return Message("assistant", content, calls, None, None, injected, False, index)
+        return Message._make(("assistant", content, calls, None, None, injected, False, index, ()))
     if (role == "user" or role == "system" or role == "developer") and type(content) is str:
         if items is not None:
             return None
         core_role: Role = "user" if role == "user" else "system"
-        return Message(core_role, content, (), None, None, injected, False, index)
+        return Message._make((core_role, content, (), None, None, injected, False, index, ()))
     return None
 
 
