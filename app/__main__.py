@@ -17,7 +17,8 @@ from app.logs import configure_logging
 from app.settings import Settings
 
 
-def main() -> None:
+def main(app_path: str = "app.main:app") -> None:
+    """Serve the ASGI app at `app_path` (the benchmark serves its own app this same way)."""
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
     print(
@@ -26,13 +27,14 @@ def main() -> None:
         flush=True,
     )
     uvicorn.run(
-        "app.main:app",
+        app_path,
         host=settings.host,
         port=settings.port,
         workers=1,
         log_config=None,
         access_log=False,
         http="h11",
+        ws="none",  # no WebSocket routes: the websockets library is not even imported
         h11_max_incomplete_event_size=settings.max_header_bytes,
         limit_concurrency=settings.limit_concurrency,
         timeout_keep_alive=settings.keep_alive_seconds,

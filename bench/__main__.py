@@ -87,7 +87,8 @@ def asgi_median_seconds(app: Any, path: str, body: bytes, budget: float) -> floa
 
 
 class Server:
-    """`uvicorn bench.app:app` on a free loopback port, pinned to core 0 when there are two."""
+    """`python -m bench.serve` (the deployed server's options) on a free loopback port, pinned to
+    core 0 when there are two."""
 
     def __init__(self) -> None:
         with socket.socket() as sock:
@@ -95,14 +96,15 @@ class Server:
             self.port = sock.getsockname()[1]
         env = {
             **os.environ,
+            "CWP_HOST": "127.0.0.1",
+            "CWP_PORT": str(self.port),
             "CWP_MAX_BODY_BYTES": str(BENCH_BODY_LIMIT),
             "CWP_REQUEST_DEADLINE_SECONDS": "120",
             "CWP_LOG_LEVEL": "warning",
             "CWP_SHUTDOWN_DRAIN_SECONDS": "0",
         }
-        command = [sys.executable, "-m", "uvicorn", "bench.app:app", "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--no-access-log", "--log-level", "warning"]
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env)
+        command = [sys.executable, "-m", "bench.serve"]
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
         if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) >= 2:
             os.sched_setaffinity(self.process.pid, {0})
         self.url = f"http://127.0.0.1:{self.port}"
