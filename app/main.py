@@ -44,7 +44,9 @@ TAGS = [
 
 # A plan allocates several objects per message of transcripts of up to 100,000 messages, none of
 # them in reference cycles; at the default thresholds the cyclic collector would run hundreds of
-# times per large request and walk every live object each time a full collection comes due.
+# times per large request and walk every live object each time a full collection comes due. While
+# request work runs the collector is paused altogether (`app.api.collector`); these thresholds
+# govern the rest.
 GC_THRESHOLDS = (50_000, 20, 100)
 
 

@@ -17,6 +17,7 @@ from fastapi import Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ValidationError
 
+from app.api.collector import collector_paused
 from app.api.deadline import WorkSlots, run_with_deadline
 from app.api.problems import ProblemError, pydantic_errors
 from app.errors import FieldError, InvalidRequest
@@ -126,7 +127,8 @@ async def handle_json_body(request: Request, handler: Callable[[Any], Response])
     settings = request.app.state.settings
 
     def work() -> Response:
-        return handler(parse_json(held.pop(), settings.max_json_depth))
+        with collector_paused():
+            return handler(parse_json(held.pop(), settings.max_json_depth))
 
     if size < settings.inline_body_bytes:
         return work()
