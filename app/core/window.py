@@ -150,6 +150,10 @@ class Transcript:
         chars = sum(segment.chars for segment in segments)
         return cls(messages, segments, callers, turn_starts, chars, distinct, facts)
 
+    def caller_count(self, callers: Sequence[int]) -> int:
+        """`caller_message_count` of a run of this transcript's caller indices."""
+        return len(callers) if self.distinct_callers else caller_message_count(callers)
+
     def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
         """The distinct caller messages core messages `start … end−1` come from, ascending."""
         if self.distinct_callers:  # one caller message per core message, in order
@@ -312,23 +316,28 @@ def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
     """The inserted notice; its `window_index` counts the caller messages before it."""
     if drop is None or drop.notice_content is None or drop.rung is None:
         return None
-    window_index = caller_message_count(transcript.callers[: drop.start])
+    window_index = transcript.caller_count(transcript.callers[: drop.start])
     return Notice(drop.notice_content, window_index, drop.rung)
 
 
 def stats_of(transcript: Transcript, drop: Drop | None, notice: Notice | None) -> Stats:
     """Counts before and after; the notice is one message and one turn, and its chars count."""
     callers, turns = transcript.callers, len(transcript.segments)
-    messages_before = caller_message_count(callers)
+    messages_before = transcript.caller_count(callers)
     if drop is None:
         return Stats(
             messages_before, messages_before, turns, turns, transcript.chars, transcript.chars, 0
         )
     inserted: list[int | None] = [] if notice is None else [None]
     window = chain(callers[: drop.start], inserted, callers[drop.end :])
+    messages_after = (
+        messages_before - (drop.end - drop.start) + len(inserted)
+        if transcript.distinct_callers
+        else caller_message_count(window)
+    )
     return Stats(
         messages_before,
-        caller_message_count(window),
+        messages_after,
         turns,
         turns - (drop.last - drop.first + 1) + len(inserted),
         transcript.chars,
