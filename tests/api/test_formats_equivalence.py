@@ -41,8 +41,8 @@ from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
 from app.core.messages import Message
 from tests.core.window_fixtures import (
+    ABBREVIATION,
     AC,
-    HOLDS,
     REQ,
     TASK,
     A,
@@ -57,6 +57,10 @@ from tests.core.window_fixtures import (
 from tests.core.window_transcripts import (
     E3,
     E5,
+    E7,
+    E8,
+    E9,
+    E10,
     E11,
     E12,
     E13,
@@ -64,6 +68,7 @@ from tests.core.window_transcripts import (
     E15,
     E16,
     E17,
+    E19,
     E20,
     E22,
     E23,
@@ -74,18 +79,6 @@ from tests.core.window_transcripts import (
 
 PATH = "/v1/window/plan"
 WIRES = ("openai", "anthropic")
-ABBREVIATION = {
-    "current-request": "cr",
-    "system-envelope": "se",
-    "paused-tool": "pt",
-    "pending-check-in": "pci",
-    "unresolved-tool-call": "utc",
-    "last-tool-result": "ltr",
-    "ledger-fact": "lf",
-    "inside-keep-window": "ikw",
-    "replacement-not-smaller": "rns",
-    "not-reached": "nr",
-}
 
 
 # ---- the converter ------------------------------------------------------------------------------
@@ -472,58 +465,10 @@ EXAMPLES = [
     Example("E5", E5, body(keep=2, it=4, ltr=0), ("EV EV ikw ikw",)),
     Example("E6-ltr0", E6, body(keep=2, it=4, ltr=0), ("cr EV ikw ikw",)),
     Example("E6-ltr2", E6, body(keep=2, it=4, ltr=2), ("cr EV ikw ikw",)),
-    Example(
-        "E7",
-        W(
-            R("old", "whats_here", "STALE"),
-            U(TASK),
-            R("a", "whats_here", HOLDS),
-            R("b", "move"),
-            R("c", "move"),
-        ),
-        body(keep=1, rt=TASK),
-        ("EV cr nr nr ikw",),
-    ),
-    Example(
-        "E8",
-        W(
-            U(TASK),
-            AC("c1:a", "c2:b", "c3:c"),
-            T("c1", "a"),
-            T("c2", "b"),
-            T("c3", "c"),
-            R("c4", "d"),
-        ),
-        body(keep=1),
-        ("cr ltr ikw",),
-    ),
-    Example(
-        "E9",
-        W(
-            U(TASK),
-            R("t1", "tool_one"),
-            R("t2", "tool_two"),
-            R("t3", "tool_three"),
-            R("t4", "tool_four"),
-            R("t5", "tool_five"),
-            R("t6", "tool_five"),
-            R("t7", "tool_five"),
-        ),
-        body(keep=2, ltr=2),
-        ("cr EV EV ltr nr nr ikw ikw",),
-    ),
-    Example(
-        "E10",
-        W(
-            U(TASK),
-            R("o", "observer", HOLDS),
-            R("a1", "actuator"),
-            R("a2", "actuator"),
-            R("a3", "actuator"),
-        ),
-        body(keep=2, ltr=1),
-        ("cr ltr EV ikw ikw",),
-    ),
+    Example("E7", E7, body(keep=1, rt=TASK), ("EV cr nr nr ikw",)),
+    Example("E8", E8, body(keep=1), ("cr ltr ikw",)),
+    Example("E9", E9, body(keep=2, ltr=2), ("cr EV EV ltr nr nr ikw ikw",)),
+    Example("E10", E10, body(keep=2, ltr=1), ("cr ltr EV ikw ikw",)),
     Example(
         "E11-and-sent-back",
         E11,
@@ -585,7 +530,7 @@ EXAMPLES = [
     ),
     Example(
         "E19",
-        W(U(TASK), R("a", "look"), R("b", "look"), R("c", "probe"), R("d", "look"), R("e", "look")),
+        E19,
         body(keep=2, lf=4, ltr=0, ledger={"a": "noise", "b": "ruled-out"}),
         ("cr EV EV EV ikw ikw",),
     ),
