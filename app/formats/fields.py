@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
-from app.core.messages import Message
+from app.core.messages import Message, ToolCall
 from app.errors import FieldError, InvalidRequest
 
 Loc = tuple[str | int, ...]
@@ -207,6 +207,28 @@ def call_items(message: Mapping[str, Any], role: str, index: int, problems: Prob
         )
         return []
     return items
+
+
+def read_calls(
+    message: Mapping[str, Any],
+    role: str,
+    index: int,
+    problems: Problems,
+    call_name: Callable[[JsonObject, Loc, Problems], str | None],
+) -> tuple[ToolCall, ...]:
+    """The calls of a `tool_calls` array (native and OpenAI): each an object with a required
+    `id`; `call_name` reads the tool's name where the format keeps it, or None (with an error)."""
+    calls: list[ToolCall] = []
+    for position, item in enumerate(call_items(message, role, index, problems)):
+        loc = (index, "tool_calls", position)
+        if not is_object(item):
+            problems.add(loc, "a tool call must be an object", "dict_type")
+            continue
+        call_id = required_id(item, "id", (*loc, "id"), problems)
+        name = call_name(item, loc, problems)
+        if name is not None:
+            calls.append(ToolCall(call_id, name))
+    return tuple(calls)
 
 
 def splice(raw: list[Any], removed: tuple[int, int], notice: JsonObject | None) -> list[Any]:

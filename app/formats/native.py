@@ -14,11 +14,11 @@ from typing import Any
 from app.core.messages import Message, Role, ToolCall
 from app.formats.fields import (
     JsonObject,
+    Loc,
     Problems,
-    call_items,
     flag,
-    is_object,
     optional_name,
+    read_calls,
     read_one_to_one,
     required_id,
     required_name,
@@ -105,7 +105,7 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
     if core_role is None:
         unknown_role(role, tuple(ROLES), (index, "role"), problems)
         return None
-    calls = read_calls(message, role, index, problems)
+    calls = read_calls(message, role, index, problems, call_name)
     content = read_content(message, index, problems)
     if role != "tool":
         return Message(core_role, content, calls, injected=injected, source=index)
@@ -131,18 +131,8 @@ def read_content(message: JsonObject, index: int, problems: Problems) -> str:
     return ""
 
 
-def read_calls(
-    message: JsonObject, role: str, index: int, problems: Problems
-) -> tuple[ToolCall, ...]:
-    calls: list[ToolCall] = []
-    for position, item in enumerate(call_items(message, role, index, problems)):
-        loc = (index, "tool_calls", position)
-        if not is_object(item):
-            problems.add(loc, "a tool call must be an object", "dict_type")
-            continue
-        call_id = required_id(item, "id", (*loc, "id"), problems)
-        calls.append(ToolCall(call_id, required_name(item, "name", (*loc, "name"), problems)))
-    return tuple(calls)
+def call_name(item: JsonObject, loc: Loc, problems: Problems) -> str:
+    return required_name(item, "name", (*loc, "name"), problems)
 
 
 def notice_message(text: str) -> JsonObject:

@@ -19,11 +19,11 @@ from app.formats.fields import (
     JsonObject,
     Loc,
     Problems,
-    call_items,
     flag,
     is_object,
     joined_text,
     present,
+    read_calls,
     read_one_to_one,
     required_id,
     required_name,
@@ -131,7 +131,7 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
     if core_role is None:
         unknown_role(role, tuple(ROLES), (index, "role"), problems)
         return None
-    calls = read_calls(message, role, index, problems)
+    calls = read_calls(message, role, index, problems, call_name)
     content = read_content(message, role, index, problems)
     if core_role != "tool":
         return Message(core_role, content, calls, injected=injected, source=index)
@@ -163,31 +163,18 @@ def read_content(message: JsonObject, role: str, index: int, problems: Problems)
     return ""
 
 
-def read_calls(
-    message: JsonObject, role: str, index: int, problems: Problems
-) -> tuple[ToolCall, ...]:
-    calls: list[ToolCall] = []
-    for position, item in enumerate(call_items(message, role, index, problems)):
-        loc = (index, "tool_calls", position)
-        if not is_object(item):
-            problems.add(loc, "a tool call must be an object", "dict_type")
-            continue
-        call_id = required_id(item, "id", (*loc, "id"), problems)
-        call_type = item.get("type")
-        if call_type not in CALL_TYPES:
-            refuse_call_type(item, loc, problems)
-            continue
-        spec = item.get(call_type)
-        if not is_object(spec):
-            kind = "missing" if call_type not in item else "dict_type"
-            problems.add(
-                (*loc, call_type), f"a '{call_type}' call needs a '{call_type}' object", kind
-            )
-            continue
-        calls.append(
-            ToolCall(call_id, required_name(spec, "name", (*loc, call_type, "name"), problems))
-        )
-    return tuple(calls)
+def call_name(item: JsonObject, loc: Loc, problems: Problems) -> str | None:
+    """The name inside the call's `function` (or `custom`) object; None when the call has none."""
+    call_type = item.get("type")
+    if call_type not in CALL_TYPES:
+        refuse_call_type(item, loc, problems)
+        return None
+    spec = item.get(call_type)
+    if not is_object(spec):
+        kind = "missing" if call_type not in item else "dict_type"
+        problems.add((*loc, call_type), f"a '{call_type}' call needs a '{call_type}' object", kind)
+        return None
+    return required_name(spec, "name", (*loc, call_type, "name"), problems)
 
 
 def refuse_call_type(item: JsonObject, loc: Loc, problems: Problems) -> None:
