@@ -94,6 +94,13 @@ def nesting_depth(body: bytes | bytearray, limit: int) -> int:
     return depth
 
 
+def require_object(raw: Any) -> dict[str, Any]:
+    """The body as a JSON object; any other JSON value is refused before anything is read."""
+    if not isinstance(raw, dict):
+        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    return raw
+
+
 def validate_model(model: type[ModelT], value: Any, errors: list[FieldError]) -> ModelT | None:
     """`model` validated from `value`, or None with its errors appended (located under body)."""
     try:

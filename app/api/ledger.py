@@ -25,16 +25,6 @@ def read_ledger(raw: Any) -> tuple[StandingRow, ...]:
     return _read_rows(raw)
 
 
-def read_optional_ledger(raw: Any) -> tuple[StandingRow, ...] | None:
-    """As `read_ledger`, but an absent or `null` ledger stays `None` (no ledger at all).
-
-    The window plan arms ledger-fact pins only when a ledger is present, even an empty one.
-    """
-    if raw is None:
-        return None
-    return _read_rows(raw)
-
-
 def _read_rows(raw: Any) -> tuple[StandingRow, ...]:
     if not isinstance(raw, list):
         raise InvalidRequest(

@@ -1,13 +1,15 @@
-"""Reading the transcript of a request: the message limit, the format, and the wire reader.
+"""Reading the transcript and ledger of a request: the message limit, the format, the wire reader.
 
-Shared by the window plan and the offer, which read and refuse `messages`, `format` and `system`
-exactly alike (`offer.md` §4).
+Shared by the window plan and the offer, which read and refuse `messages`, `format`, `system` and
+`ledger` exactly alike (`offer.md` §4).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from app.api.ledger import read_ledger
+from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.errors import FieldError, InvalidRequest
 from app.formats import detect_format, read_messages
@@ -49,3 +51,26 @@ def read_transcript(
         errors.extend(invalid.under("body", "messages").errors)
         return None
     return format_name, messages
+
+
+def read_ledger_and_transcript(
+    raw: dict[str, Any], max_messages: int, errors: list[FieldError]
+) -> tuple[tuple[StandingRow, ...] | None, tuple[str, list[Message]] | None]:
+    """(the ledger's standing rows, (the format used, the core messages)) of a request body.
+
+    The rows are None unless `ledger` is an array; the transcript is None unless `messages` is an
+    array and `format` was not refused. Every violation found is appended to `errors`, located
+    under `body`, so the caller can refuse them in one 422 with the schema's own (call it after
+    validating the schema: a refused `format` leaves the messages unread).
+    """
+    rows: tuple[StandingRow, ...] | None = None
+    if isinstance(raw.get("ledger"), list):
+        try:
+            rows = read_ledger(raw["ledger"])
+        except InvalidRequest as invalid:
+            errors.extend(invalid.under("body", "ledger").errors)
+    transcript = None
+    format_refused = any(error.loc[:2] == ("body", "format") for error in errors)
+    if isinstance(raw.get("messages"), list) and not format_refused:
+        transcript = read_transcript(raw, max_messages, errors)
+    return rows, transcript

@@ -16,14 +16,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
 from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
 from app.api.schemas.cap import CAP_EXAMPLES, CapItem, CapRequest, CapResponse, with_cap_rule
 from app.core.cap import ABSENT, CapOutcome, cap_for, cap_result
-from app.errors import FieldError, InvalidRequest
+from app.errors import FieldError
 
 router = APIRouter(tags=["cap"])
 
@@ -71,8 +71,7 @@ def cap_answer(raw: Any, metrics: Metrics) -> Response:
 
 def read_cap_request(raw: Any) -> CapRequest:
     """The validated request, or one 422 naming every violation."""
-    if not isinstance(raw, dict):
-        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    raw = require_object(raw)
     errors: list[FieldError] = []
     body = validate_model(CapRequest, raw, errors)
     raise_if_any(with_cap_rule(errors))

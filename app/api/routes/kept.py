@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
@@ -30,7 +30,7 @@ from app.api.schemas.kept import (
     UseResponse,
 )
 from app.core.kept import Answer, UsedPair, answer_for, keep, this_turn, use
-from app.errors import FieldError, InvalidRequest
+from app.errors import FieldError
 
 router = APIRouter(tags=["kept-answers"])
 
@@ -105,8 +105,7 @@ def lookup_answer(raw: Any) -> Response:
 
 def read_request(model: type[RequestT], raw: Any) -> RequestT:
     """The validated request, or one 422 naming every violation."""
-    if not isinstance(raw, dict):
-        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    raw = require_object(raw)
     errors: list[FieldError] = []
     body = validate_model(model, raw, errors)
     raise_if_any(errors)

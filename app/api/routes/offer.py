@@ -14,17 +14,16 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api.body import handle_json_body, raise_if_any, validate_model
-from app.api.ledger import read_ledger
+from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
 from app.api.schemas.offer import OFFER_EXAMPLES, OfferRequest, OfferResponse
-from app.api.transcript import read_transcript
+from app.api.transcript import read_ledger_and_transcript
 from app.core.ledger import StandingRow, fold_ledger
 from app.core.messages import Message
 from app.core.offer import BatchEntry, offer
-from app.errors import FieldError, InvalidRequest
+from app.errors import FieldError
 
 router = APIRouter(tags=["offer"])
 
@@ -72,21 +71,10 @@ def read_offer_request(
 ) -> tuple[OfferRequest, tuple[StandingRow, ...], list[Message]]:
     """The validated request, its standing rows and the core messages, or one 422 with every
     violation found."""
-    if not isinstance(raw, dict):
-        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    raw = require_object(raw)
     errors: list[FieldError] = []
     body = validate_model(OfferRequest, raw, errors)
-    rows: tuple[StandingRow, ...] = ()
-    if isinstance(raw.get("ledger"), list):
-        try:
-            rows = read_ledger(raw["ledger"])
-        except InvalidRequest as invalid:
-            errors.extend(invalid.under("body", "ledger").errors)
-    transcript = None
-    if isinstance(raw.get("messages"), list) and not any(
-        error.loc[:2] == ("body", "format") for error in errors
-    ):
-        transcript = read_transcript(raw, max_messages, errors)
+    rows, transcript = read_ledger_and_transcript(raw, max_messages, errors)
     raise_if_any(errors)
     assert body is not None and transcript is not None
-    return body, rows, transcript[1]
+    return body, rows or (), transcript[1]

@@ -14,19 +14,18 @@ import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
 from app.api.examples import PLAN_EXAMPLES
-from app.api.ledger import read_optional_ledger
 from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS, pydantic_errors
 from app.api.schemas.common import system_chars
 from app.api.schemas.window import PlanRequest, PlanResponse, strategy_error_locs
-from app.api.transcript import read_transcript
+from app.api.transcript import read_ledger_and_transcript
 from app.core import plan_types as plan
 from app.core.ledger import StandingRow
 from app.core.window import plan_window
-from app.errors import FieldError, InvalidRequest
+from app.errors import FieldError
 from app.formats import write_window
 
 router = APIRouter(tags=["window"])
@@ -100,21 +99,10 @@ def read_plan_request(
     raw: Any, max_messages: int
 ) -> tuple[PlanRequest, plan.PlanOptions, str, list[Any]]:
     """The validated request, the core options, the format used and the core messages."""
-    if not isinstance(raw, dict):
-        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
+    raw = require_object(raw)
     errors: list[FieldError] = []
     body = validate_model_with_strategy(raw, errors)
-    ledger: tuple[StandingRow, ...] | None = None
-    if isinstance(raw.get("ledger"), list):
-        try:
-            ledger = read_optional_ledger(raw["ledger"])
-        except InvalidRequest as invalid:
-            errors.extend(invalid.under("body", "ledger").errors)
-    transcript = None
-    if isinstance(raw.get("messages"), list) and not any(
-        e.loc[:2] == ("body", "format") for e in errors
-    ):
-        transcript = read_transcript(raw, max_messages, errors)
+    ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors)
     raise_if_any(errors)
     assert body is not None and transcript is not None
     format_name, messages = transcript
