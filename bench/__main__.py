@@ -5,7 +5,8 @@ For each transcript size and format, in one run and side by side:
   (b) core   - the core plan alone (`plan_window` on messages already read);
   (c) asgi   - the full request through the ASGI app, in process;
   (d) http   - the same over HTTP against a real uvicorn process.
-Medians over repeats, the ratios c/a and d/a, growth from 10,000 to 100,000 messages, throughput
+Medians over repeats, the four columns taken in turns within each repeat, and the ratios c/a and
+d/a as medians of each repeat's ratios; growth from 10,000 to 100,000 messages, throughput
 of small requests against a bare endpoint of the same app, and the server's peak RSS. The same is
 done for the cap (1,000 results) and the offer. Targets are in docs/performance.md.
 """
@@ -41,19 +42,6 @@ SIZES = (100, 1_000, 10_000, 100_000)
 BENCH_BODY_LIMIT = 512 * 1024 * 1024
 
 
-def median_seconds(work: Callable[[], Any], budget: float, min_repeats: int = 3) -> float:
-    """Median wall time of `work()`, repeated until `budget` seconds are spent (3 to 50 runs)."""
-    times: list[float] = []
-    spent = 0.0
-    while len(times) < min_repeats or (spent < budget and len(times) < 50):
-        started = time.perf_counter()
-        work()
-        elapsed = time.perf_counter() - started
-        times.append(elapsed)
-        spent += elapsed
-    return statistics.median(times)
-
-
 async def asgi_request(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
     """One POST through the ASGI app: (status, body)."""
     status, _, answer = await call_asgi(app, "POST", path, body)
@@ -64,24 +52,56 @@ def asgi_call(app: Any, path: str, body: bytes) -> tuple[int, bytes]:
     return asyncio.run(asgi_request(app, path, body))
 
 
-def asgi_median_seconds(app: Any, path: str, body: bytes, budget: float) -> float:
-    """Median time of the request through the ASGI app, every repeat inside ONE task.
+def floor_in_a_loop(floor: Callable[[], Any], budget: float) -> list[float]:
+    """Wall times of `floor()` run back to back: 3 to 50 runs, about `budget` seconds."""
+    times: list[float] = []
+    while len(times) < 3 or (sum(times) < budget and len(times) < 50):
+        started = time.perf_counter()
+        floor()
+        times.append(time.perf_counter() - started)
+    return times
 
-    A server serves all its requests under one long-lived task, so the worker threads that run
-    the plans are started once; a new event-loop run per request would start a thread each time
-    and charge it to the request.
+
+def interleaved_seconds(
+    floor: Callable[[], Any],
+    core: Callable[[], Any] | None,
+    in_process: Callable[[], Any],
+    over_http: Callable[[], Any],
+    budget: float,
+) -> list[tuple[float, float | None, float, float]]:
+    """(floor, core, asgi, http) wall times of each repeat, the four taken back to back.
+
+    A shared machine's speed drifts over seconds, so the columns are not measured one after the
+    other but in turns, and each repeat's ratios compare times taken moments apart. All repeats
+    run inside ONE event loop, as a server serves all its requests under one long-lived task, so
+    the worker threads are started once, not charged to a request. 3 to 50 repeats, until about
+    four times `budget` is spent.
     """
 
-    async def repeat() -> float:
-        times: list[float] = []
+    async def repeat() -> list[tuple[float, float | None, float, float]]:
+        runs: list[tuple[float, float | None, float, float]] = []
         spent = 0.0
-        while len(times) < 3 or (spent < budget and len(times) < 50):
+        while len(runs) < 3 or (spent < 4 * budget and len(runs) < 50):
             started = time.perf_counter()
-            await asgi_request(app, path, body)
-            elapsed = time.perf_counter() - started
-            times.append(elapsed)
-            spent += elapsed
-        return statistics.median(times)
+            floor()
+            floor_done = time.perf_counter()
+            if core is not None:
+                core()
+            core_done = time.perf_counter()
+            await in_process()
+            asgi_done = time.perf_counter()
+            over_http()
+            http_done = time.perf_counter()
+            runs.append(
+                (
+                    floor_done - started,
+                    core_done - floor_done if core is not None else None,
+                    asgi_done - core_done,
+                    http_done - asgi_done,
+                )
+            )
+            spent += http_done - started
+        return runs
 
     return asyncio.run(repeat())
 
@@ -159,13 +179,23 @@ def measure_endpoint(
         if response.status_code != 200:
             raise RuntimeError(f"{label} over HTTP: {response.status_code}")
 
-    row: dict[str, Any] = {"case": label, "body_bytes": len(body)}
-    row["floor_s"] = median_seconds(floor, budget)
-    row["core_s"] = median_seconds(core, budget) if core else None
-    row["asgi_s"] = asgi_median_seconds(app, path, body, budget)
-    row["http_s"] = median_seconds(over_http, budget)
-    row["asgi_over_floor"] = row["asgi_s"] / row["floor_s"]
-    row["http_over_floor"] = row["http_s"] / row["floor_s"]
+    async def in_process() -> None:
+        await asgi_request(app, path, body)
+
+    warm_floor = statistics.median(floor_in_a_loop(floor, budget))
+    runs = interleaved_seconds(floor, core, in_process, over_http, budget)
+    floors, cores, asgis, https = zip(*runs, strict=True)
+    row: dict[str, Any] = {"case": label, "body_bytes": len(body), "repeats": len(runs)}
+    row["floor_s"] = statistics.median(floors)
+    row["core_s"] = statistics.median(cores) if core else None
+    row["asgi_s"] = statistics.median(asgis)
+    row["http_s"] = statistics.median(https)
+    row["asgi_over_floor"] = statistics.median(a / f for a, f in zip(asgis, floors, strict=True))
+    row["http_over_floor"] = statistics.median(h / f for h, f in zip(https, floors, strict=True))
+    # The floor parsed again and again with nothing in between, its caches warm: reported beside
+    # the interleaved one, which is what a request meets.
+    row["warm_floor_s"] = warm_floor
+    row["asgi_over_warm_floor"] = row["asgi_s"] / warm_floor
     print_row(row)
     return row
 
@@ -204,7 +234,7 @@ def cap_core(body: bytes) -> Callable[[], Any]:
 def print_header() -> None:
     print(
         f"{'case':<28}{'body MB':>9}{'floor ms':>10}{'core ms':>10}{'asgi ms':>10}"
-        f"{'http ms':>10}{'c/a':>7}{'d/a':>7}",
+        f"{'http ms':>10}{'c/a':>7}{'d/a':>7}{'warm a':>9}{'c/warm':>8}",
         flush=True,
     )
 
@@ -214,7 +244,8 @@ def print_row(row: dict[str, Any]) -> None:
     print(
         f"{row['case']:<28}{row['body_bytes'] / 1e6:9.2f}{row['floor_s'] * 1000:10.2f}{core}"
         f"{row['asgi_s'] * 1000:10.2f}{row['http_s'] * 1000:10.2f}"
-        f"{row['asgi_over_floor']:7.2f}{row['http_over_floor']:7.2f}",
+        f"{row['asgi_over_floor']:7.2f}{row['http_over_floor']:7.2f}"
+        f"{row['warm_floor_s'] * 1000:9.2f}{row['asgi_over_warm_floor']:8.2f}",
         flush=True,
     )
 
@@ -297,7 +328,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--formats", nargs="+", default=list(FORMATS), choices=FORMATS)
-    parser.add_argument("--budget", type=float, default=2.0, help="seconds per measurement")
+    parser.add_argument(
+        "--budget", type=float, default=2.0, help="about a quarter of the seconds spent per case"
+    )
     parser.add_argument("--load-seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json")
