@@ -14,10 +14,12 @@ from starlette.routing import NoMatchFound
 
 from app.api.routes.offer import offer_route
 from app.api.routes.offer import router as offer_router
-from app.api.schemas.offer import OFFER_EXAMPLES
+from app.api.schemas.offer import OFFER_EXAMPLES as SWAGGER_EXAMPLES
 from app.main import create_app
 from app.settings import Settings
 from tests.conftest import client_for
+from tests.core.native_wire import wire
+from tests.core.offer_examples import ABSENT, OFFER_EXAMPLES, S1, OfferExample
 
 pytestmark = pytest.mark.anyio
 
@@ -33,10 +35,6 @@ KEYS = [
     "standings",
     "known_results",
 ]
-S1 = (
-    "Pick the tool result to judge from the listed ids, newest first; "
-    "an id that is not listed cannot be named."
-)
 
 
 def offer_app(settings: Settings | None = None) -> FastAPI:
@@ -94,17 +92,6 @@ def known(*ids: str) -> list[dict[str, str]]:
     ]
 
 
-def numbered(count: int) -> list[dict[str, Any]]:
-    messages = [U]
-    for n in range(1, count + 1):
-        messages += [A(f"r{n}"), T(f"r{n}")]
-    return messages
-
-
-def r(*numbers: int) -> list[str]:
-    return [f"r{n}" for n in numbers]
-
-
 WIRE = [U, A("c1", "c2"), T("c1"), T("c2"), A("c3"), T("c3")]
 SETTLED_C3 = {
     "role": "tool",
@@ -112,267 +99,15 @@ SETTLED_C3 = {
     "tool_call_id": "c3",
     "not_dispatched": True,
 }
-O11_MESSAGES = [U, A("c1", "c3"), T("c1"), SETTLED_C3]
 ANON_C7 = {"role": "tool", "content": "anon", "tool_call_id": "c7"}
-
-O1_ANSWER: dict[str, Any] = {
-    "offered": ["c3", "c2", "c1"],
-    "listed": ["c3", "c2", "c1"],
-    "omitted": 0,
-    "description": S1,
-    "served": ["c1", "c2", "c3"],
-    "undeclared": ["c1", "c2", "c3"],
-    "nameable": ["c1", "c2", "c3"],
-    "standings": [],
-    "known_results": known("c1", "c2", "c3"),
-}
-O1_SETS = {key: O1_ANSWER[key] for key in ("offered", "listed", "served", "undeclared", "nameable")}
 
 
 def without(answer: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {key: value for key, value in answer.items() if key not in keys}
 
 
-# Each case: the request body and the fields of the answer it fixes (all of them where the example
-# gives the whole answer).
-WORKED_EXAMPLES = [
-    pytest.param({"messages": WIRE}, O1_ANSWER, id="O1"),
-    pytest.param({"messages": WIRE, "ledger": []}, O1_ANSWER, id="O1-empty-ledger"),
-    pytest.param({"messages": WIRE, "ledger": None}, O1_ANSWER, id="O1-null-ledger"),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c2", "noise")]},
-        {
-            "offered": ["c3", "c1"],
-            "listed": ["c3", "c1"],
-            "undeclared": ["c1", "c3"],
-            "nameable": ["c1", "c3"],
-            "standings": [{"tool_call_id": "c2", "standing": "noise"}],
-        },
-        id="O2-noise",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c2", "ruled-out")]},
-        {
-            "offered": ["c3", "c1"],
-            "undeclared": ["c1", "c3"],
-            "nameable": ["c1", "c3"],
-            "standings": [{"tool_call_id": "c2", "standing": "ruled-out"}],
-        },
-        id="O2-ruled-out",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c2", "fact")]},
-        {"offered": ["c3", "c2", "c1"], "undeclared": ["c1", "c3"]},
-        id="O2-fact",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c2", "open")]},
-        {"offered": ["c3", "c2", "c1"], "undeclared": ["c1", "c3"]},
-        id="O2-open",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c1", "open")]},
-        {"offered": ["c3", "c2", "c1"], "standings": [{"tool_call_id": "c1", "standing": "open"}]},
-        id="O3-open",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c1", "open"), row("c1", "fact")]},
-        {"offered": ["c3", "c2", "c1"], "standings": [{"tool_call_id": "c1", "standing": "fact"}]},
-        id="O3-open-fact",
-    ),
-    pytest.param(
-        {
-            "messages": WIRE,
-            "ledger": [row("c1", "open"), row("c1", "fact"), row("c1", "ruled-out")],
-        },
-        {
-            "offered": ["c3", "c2"],
-            "standings": [{"tool_call_id": "c1", "standing": "ruled-out"}],
-        },
-        id="O3-open-fact-ruled-out",
-    ),
-    pytest.param(
-        {
-            "messages": WIRE,
-            "ledger": [
-                row("c1", "open"),
-                row("c1", "fact"),
-                row("c1", "ruled-out"),
-                row("c1", "fact"),
-            ],
-        },
-        {"offered": ["c3", "c2", "c1"], "standings": [{"tool_call_id": "c1", "standing": "fact"}]},
-        id="O3-refiled-as-fact",
-    ),
-    pytest.param(
-        {
-            "messages": WIRE,
-            "ledger": [
-                row("c3", "open", tool_name="lookup_port"),
-                row("c1", "fact", tool_name="lookup_port"),
-                row("c3", "noise", tool_name="lookup_port"),
-            ],
-        },
-        {
-            "standings": [
-                {"tool_call_id": "c3", "standing": "noise", "tool_name": "lookup_port"},
-                {"tool_call_id": "c1", "standing": "fact", "tool_name": "lookup_port"},
-            ],
-            "offered": ["c2", "c1"],
-            "undeclared": ["c2"],
-            "nameable": ["c1", "c2"],
-        },
-        id="O4",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("0", "noise"), row("c9", "fact")]},
-        {
-            **without(O1_ANSWER, "standings"),
-            "standings": [
-                {"tool_call_id": "0", "standing": "noise"},
-                {"tool_call_id": "c9", "standing": "fact"},
-            ],
-        },
-        id="O5",
-    ),
-    pytest.param(
-        {"messages": [U, A("a", "b"), T("a"), T("b"), A("a"), T("a", "again")]},
-        {
-            "served": ["a", "b"],
-            "offered": ["b", "a"],
-            "undeclared": ["a", "b"],
-            "known_results": known("a", "b"),
-        },
-        id="O6",
-    ),
-    pytest.param(
-        {
-            "messages": WIRE,
-            "previous_batch": [
-                {"tool_call_id": "c3", "tool_name": "lookup_port", "result": "fresh r3"}
-            ],
-        },
-        {
-            **without(O1_ANSWER, "known_results"),
-            "known_results": [
-                {"tool_call_id": "c3", "tool_name": "lookup_port", "result": "fresh r3"},
-                *known("c1", "c2"),
-            ],
-        },
-        id="O7",
-    ),
-    pytest.param(
-        {"messages": [U, ANON_C7], "previous_batch": [{"tool_call_id": "", "result": "z"}]},
-        {
-            "known_results": [{"tool_call_id": "c7", "result": "anon"}],
-            "served": ["c7"],
-            "offered": ["c7"],
-        },
-        id="O8",
-    ),
-    pytest.param(
-        {
-            "messages": [U, A("c7"), ANON_C7],
-            "previous_batch": [{"tool_call_id": "", "result": "z"}],
-        },
-        {
-            "known_results": [{"tool_call_id": "c7", "tool_name": "lookup_port", "result": "anon"}],
-            "served": ["c7"],
-            "offered": ["c7"],
-        },
-        id="O8-name-recovered",
-    ),
-    pytest.param(
-        {
-            "messages": WIRE,
-            "ledger": [row("c1", "fact"), row("c2", "ruled-out"), row("c3", "open")],
-        },
-        {"undeclared": [], "nameable": ["c1", "c3"], "offered": ["c3", "c1"]},
-        id="O9",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [row("c2", "ruled-out")]},
-        {"undeclared": ["c1", "c3"], "offered": ["c3", "c1"]},
-        id="O9-one-row",
-    ),
-    pytest.param(
-        {"messages": numbered(40), "limit": 32},
-        {
-            "offered": r(*range(40, 0, -1)),
-            "listed": r(*range(40, 8, -1)),
-            "omitted": 8,
-            "description": S1
-            + " 8 older results that may still be named are left off this list, which holds the "
-            "newest 32.",
-        },
-        id="O10-40-results",
-    ),
-    pytest.param(
-        {"messages": numbered(33)},
-        {
-            "listed": r(*range(33, 1, -1)),
-            "omitted": 1,
-            "description": S1
-            + " 1 older result that may still be named is left off this list, which holds the "
-            "newest 32.",
-        },
-        id="O10-33-results",
-    ),
-    pytest.param(
-        {"messages": numbered(32)},
-        {"listed": r(*range(32, 0, -1)), "omitted": 0, "description": S1},
-        id="O10-32-results",
-    ),
-    pytest.param(
-        {
-            "messages": numbered(40),
-            "ledger": [row("r40", "noise"), row("r39", "ruled-out"), row("r5", "fact")],
-        },
-        {
-            "offered": r(*range(38, 0, -1)),
-            "listed": r(*range(38, 6, -1)),
-            "omitted": 6,
-            "undeclared": r(*(n for n in range(1, 39) if n != 5)),
-        },
-        id="O10-ledger",
-    ),
-    pytest.param(
-        {"messages": WIRE, "limit": 1},
-        {
-            "listed": ["c3"],
-            "omitted": 2,
-            "description": S1
-            + " 2 older results that may still be named are left off this list, which holds the "
-            "newest 1.",
-        },
-        id="O10-limit-1",
-    ),
-    pytest.param(
-        {"messages": [U]},
-        {
-            "offered": [],
-            "listed": [],
-            "omitted": 0,
-            "description": S1,
-            "served": [],
-            "undeclared": [],
-            "nameable": [],
-            "standings": [],
-            "known_results": [],
-        },
-        id="O10-no-result",
-    ),
-    pytest.param(
-        {"messages": O11_MESSAGES, "ledger": [row("c3", "noise")]},
-        {
-            "served": ["c1"],
-            "offered": ["c1"],
-            "undeclared": ["c1"],
-            "known_results": known("c1"),
-            "standings": [{"tool_call_id": "c3", "standing": "noise"}],
-        },
-        id="O11",
-    ),
+# How the native wire says a message was not dispatched (O11): only `true` settles it.
+WIRE_FLAG_EXAMPLES = [
     pytest.param(
         {
             "messages": [U, A("c1", "c3"), T("c1"), {**SETTLED_C3, "not_dispatched": False}],
@@ -389,35 +124,6 @@ WORKED_EXAMPLES = [
         {"served": ["c1", "c3"]},
         id="O11-not-dispatched-absent",
     ),
-    pytest.param(
-        {
-            "messages": WIRE,
-            "ledger": [
-                {"kind": "basis", "tool_call_id": "c1", "basis": "direct"},
-                row("c2", "open", tool_name="lookup_port"),
-                {"kind": "judgment", "tool_call_id": "c3", "standing": "noise"},
-                {
-                    "kind": "standing",
-                    "tool_call_id": "c2",
-                    "standing": "fact",
-                    "tool_name": "lookup_port_v2",
-                },
-            ],
-        },
-        {
-            "standings": [
-                {"tool_call_id": "c2", "standing": "fact", "tool_name": "lookup_port_v2"}
-            ],
-            "offered": ["c3", "c2", "c1"],
-            "undeclared": ["c1", "c3"],
-        },
-        id="O12",
-    ),
-    pytest.param(
-        {"messages": WIRE, "ledger": [{"kind": "judgment", "standing": "settled"}]},
-        O1_ANSWER,
-        id="O13-other-kind-unchecked",
-    ),
 ]
 
 
@@ -428,14 +134,30 @@ async def post(client: httpx.AsyncClient, body: Any) -> httpx.Response:
 JSON = {"content-type": "application/json"}
 
 
-@pytest.mark.parametrize(("body", "expected"), WORKED_EXAMPLES)
-async def test_worked_example(client, body, expected):
+async def assert_answer(client: httpx.AsyncClient, body: Any, expected: dict[str, Any]) -> None:
     response = await post(client, body)
     assert response.status_code == 200, response.text
     assert response.headers["content-type"] == "application/json"
     answer = response.json()
     assert list(answer) == KEYS
     assert {key: answer[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize("case", OFFER_EXAMPLES)
+async def test_worked_example(client, case: OfferExample):
+    body: dict[str, Any] = {"messages": wire(case.messages)}
+    if case.ledger is not ABSENT:
+        body["ledger"] = case.ledger
+    if case.previous_batch is not None:
+        body["previous_batch"] = case.previous_batch
+    if case.limit is not None:
+        body["limit"] = case.limit
+    await assert_answer(client, body, case.expect)
+
+
+@pytest.mark.parametrize(("body", "expected"), WIRE_FLAG_EXAMPLES)
+async def test_not_dispatched_on_the_wire(client, body, expected):
+    await assert_answer(client, body, expected)
 
 
 # ---- O8 in the openai format ---------------------------------------------------------------------
@@ -542,8 +264,8 @@ LAB_ANSWER: dict[str, Any] = {
 
 
 def test_the_swagger_examples_are_one_conversation_in_three_formats():
-    assert set(OFFER_EXAMPLES) == {"native", "openai", "anthropic"}
-    native = OFFER_EXAMPLES["native"]["value"]
+    assert set(SWAGGER_EXAMPLES) == {"native", "openai", "anthropic"}
+    native = SWAGGER_EXAMPLES["native"]["value"]
     results = [m for m in native["messages"] if m["role"] == "tool"]
     settled = [m for m in results if m.get("not_dispatched")]
     assert len(results) - len(settled) == 6
@@ -557,24 +279,24 @@ def test_the_swagger_examples_are_one_conversation_in_three_formats():
     assert "noise" in last_standing.values()
     assert list(history.values()).count(["fact"]) == 1
     for name in ("openai", "anthropic"):
-        value = OFFER_EXAMPLES[name]["value"]
+        value = SWAGGER_EXAMPLES[name]["value"]
         assert value["format"] == name
         assert without(value, "messages", "format", "system") == without(
             native, "messages", "format"
         )
 
 
-@pytest.mark.parametrize("name", list(OFFER_EXAMPLES))
+@pytest.mark.parametrize("name", list(SWAGGER_EXAMPLES))
 async def test_swagger_example(client, name):
-    response = await post(client, OFFER_EXAMPLES[name]["value"])
+    response = await post(client, SWAGGER_EXAMPLES[name]["value"])
     assert response.status_code == 200, response.text
     assert list(response.json()) == KEYS
     assert response.json() == LAB_ANSWER
 
 
-@pytest.mark.parametrize("name", list(OFFER_EXAMPLES))
+@pytest.mark.parametrize("name", list(SWAGGER_EXAMPLES))
 async def test_swagger_example_in_auto_format_detects_the_same(client, name):
-    body = {**OFFER_EXAMPLES[name]["value"], "format": "auto"}
+    body = {**SWAGGER_EXAMPLES[name]["value"], "format": "auto"}
     assert (await post(client, body)).json() == LAB_ANSWER
 
 
@@ -584,7 +306,7 @@ async def test_openapi_documents_the_request_and_the_examples(client):
     assert operation["tags"] == ["offer"]
     media = operation["requestBody"]["content"]["application/json"]
     assert media["schema"] == {"$ref": "#/components/schemas/OfferRequest"}
-    assert set(media["examples"]) == set(OFFER_EXAMPLES)
+    assert set(media["examples"]) == set(SWAGGER_EXAMPLES)
     assert {"400", "413", "415", "422", "500", "503"} <= set(operation["responses"])
     request_schema = spec["components"]["schemas"]["OfferRequest"]
     assert set(request_schema["properties"]) == {
@@ -650,7 +372,7 @@ async def test_an_integral_limit_is_used_as_that_integer(client):
 
 
 async def test_anthropic_system_is_accepted_and_not_read(client):
-    value = OFFER_EXAMPLES["anthropic"]["value"]
+    value = SWAGGER_EXAMPLES["anthropic"]["value"]
     blocks = [{"type": "text", "text": "You operate the lab floor through tools."}]
     with_blocks = await post(client, {**value, "system": blocks})
     without_system = await post(client, without(value, "system"))
@@ -659,7 +381,7 @@ async def test_anthropic_system_is_accepted_and_not_read(client):
 
 
 async def test_the_same_request_gives_the_same_bytes(client):
-    body = OFFER_EXAMPLES["native"]["value"]
+    body = SWAGGER_EXAMPLES["native"]["value"]
     assert (await post(client, body)).content == (await post(client, body)).content
 
 

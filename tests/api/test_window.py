@@ -17,6 +17,7 @@ from app.api.examples import PLAN_EXAMPLES
 from app.core.messages import Message
 from app.settings import Settings
 from tests.conftest import client_for
+from tests.core.native_wire import wire
 from tests.core.window_examples import (
     E11_SENT_BACK,
     E12_HELD,
@@ -229,28 +230,6 @@ def check(answer: dict[str, Any], expect: dict[str, Any]) -> None:
 
 
 # ---- native JSON from the core fixtures ---------------------------------------------------------
-
-
-def native(message: Message) -> dict[str, Any]:
-    """A core fixture message as a native wire message, written as §12's notation spells it."""
-    out: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.tool_calls:
-        out["tool_calls"] = [
-            {"id": call.id, "name": call.name, "arguments": {}} for call in message.tool_calls
-        ]
-    if message.tool_call_id is not None:
-        out["tool_call_id"] = message.tool_call_id
-    if message.tool_name is not None:
-        out["tool_name"] = message.tool_name
-    if message.injected:
-        out["injected"] = True
-    if message.not_dispatched:
-        out["not_dispatched"] = True
-    return out
-
-
-def wire(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    return [native(message) for message in messages]
 
 
 def request(

@@ -1,4 +1,5 @@
-"""The worked examples of offer.md: the offer (O1–O13) and the collapsed tickets (K1–K5)."""
+"""The worked examples of offer.md: the offer (O1–O13; the table in `tests/core/offer_examples.py`,
+which the HTTP tests post too) and the collapsed tickets (K1–K5)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from app.api.ledger import read_ledger
 from app.api.transcript import read_ledger_and_transcript
 from app.core.collapse import collapse, is_ticket, ticket_for
 from app.core.ledger import StandingRow, fold_ledger
-from app.core.messages import Message, ToolCall
+from app.core.messages import Message
 from app.core.offer import (
     LISTED_SENTENCE,
     BatchEntry,
@@ -23,55 +24,18 @@ from app.core.offer import (
     undeclared,
 )
 from app.errors import InvalidRequest
-
-S1 = "Pick the tool result to judge from the listed ids, newest first; an id that is not listed cannot be named."  # noqa: E501
-
-U = Message("user", "find the port the billing service listens on")
-
-
-def A(*ids: str, name: str = "lookup_port") -> Message:
-    return Message("assistant", "", tool_calls=tuple(ToolCall(i, name) for i in ids))
-
-
-def T(
-    tool_call_id: str,
-    content: str | None = None,
-    *,
-    tool_name: str | None = "lookup_port",
-    not_dispatched: bool = False,
-) -> Message:
-    text = f"result of {tool_call_id}" if content is None else content
-    return Message(
-        "tool",
-        text,
-        tool_call_id=tool_call_id,
-        tool_name=tool_name,
-        not_dispatched=not_dispatched,
-    )
-
-
-def row(tool_call_id: str, standing: Any, **extra: Any) -> dict[str, Any]:
-    return {"tool_call_id": tool_call_id, "standing": standing, **extra}
-
-
-WIRE = [U, A("c1", "c2"), T("c1"), T("c2"), A("c3"), T("c3")]
-
-
-def numbered(count: int) -> list[Message]:
-    messages = [U]
-    for n in range(1, count + 1):
-        messages += [A(f"r{n}"), T(f"r{n}")]
-    return messages
-
-
-def r(*numbers: int) -> list[str]:
-    return [f"r{n}" for n in numbers]
-
-
-def known(*ids: str) -> list[dict[str, str]]:
-    return [
-        {"tool_call_id": i, "tool_name": "lookup_port", "result": f"result of {i}"} for i in ids
-    ]
+from tests.core.offer_examples import (
+    ABSENT,
+    O1_ANSWER,
+    OFFER_EXAMPLES,
+    S1,
+    WIRE,
+    A,
+    OfferExample,
+    T,
+    U,
+    row,
+)
 
 
 def run(
@@ -89,391 +53,19 @@ def run(
     return body
 
 
-O1_BODY: dict[str, Any] = {
-    "offered": ["c3", "c2", "c1"],
-    "listed": ["c3", "c2", "c1"],
-    "omitted": 0,
-    "description": S1,
-    "served": ["c1", "c2", "c3"],
-    "undeclared": ["c1", "c2", "c3"],
-    "nameable": ["c1", "c2", "c3"],
-    "standings": [],
-    "known_results": known("c1", "c2", "c3"),
-}
-O1_SETS = {key: O1_BODY[key] for key in ("offered", "served", "undeclared", "nameable")}
-
-
 @pytest.mark.parametrize("ledger", [None, []], ids=["O1 no ledger", "O1 empty ledger"])
 def test_O1_the_whole_answer_byte_for_byte(ledger: Any) -> None:
     answer = offer(WIRE, fold_ledger(read_ledger(ledger)), [], 32)
-    assert orjson.dumps(answer) == orjson.dumps(O1_BODY)
+    assert orjson.dumps(answer) == orjson.dumps(O1_ANSWER)
     assert S1 == LISTED_SENTENCE
 
 
-EXAMPLES: list[Any] = [
-    # O2 — a retired result leaves.
-    pytest.param(
-        WIRE,
-        [row("c2", "noise")],
-        None,
-        32,
-        {
-            "offered": ["c3", "c1"],
-            "undeclared": ["c1", "c3"],
-            "nameable": ["c1", "c3"],
-            "standings": [{"tool_call_id": "c2", "standing": "noise"}],
-        },
-        id="O2 noise",
-    ),
-    pytest.param(
-        WIRE,
-        [row("c2", "ruled-out")],
-        None,
-        32,
-        {
-            "offered": ["c3", "c1"],
-            "undeclared": ["c1", "c3"],
-            "nameable": ["c1", "c3"],
-            "standings": [{"tool_call_id": "c2", "standing": "ruled-out"}],
-        },
-        id="O2 ruled-out",
-    ),
-    pytest.param(
-        WIRE,
-        [row("c2", "fact")],
-        None,
-        32,
-        {"offered": ["c3", "c2", "c1"], "undeclared": ["c1", "c3"]},
-        id="O2 fact",
-    ),
-    pytest.param(
-        WIRE,
-        [row("c2", "open")],
-        None,
-        32,
-        {"offered": ["c3", "c2", "c1"], "undeclared": ["c1", "c3"]},
-        id="O2 open",
-    ),
-    # O3 — revision, last row wins.
-    pytest.param(
-        WIRE, [row("c1", "open")], None, 32, {"offered": ["c3", "c2", "c1"]}, id="O3 open"
-    ),
-    pytest.param(
-        WIRE,
-        [row("c1", "open"), row("c1", "fact")],
-        None,
-        32,
-        {"offered": ["c3", "c2", "c1"], "standings": [{"tool_call_id": "c1", "standing": "fact"}]},
-        id="O3 open fact",
-    ),
-    pytest.param(
-        WIRE,
-        [row("c1", "open"), row("c1", "fact"), row("c1", "ruled-out")],
-        None,
-        32,
-        {"offered": ["c3", "c2"], "standings": [{"tool_call_id": "c1", "standing": "ruled-out"}]},
-        id="O3 open fact ruled-out",
-    ),
-    pytest.param(
-        WIRE,
-        [row("c1", "open"), row("c1", "fact"), row("c1", "ruled-out"), row("c1", "fact")],
-        None,
-        32,
-        {"offered": ["c3", "c2", "c1"], "standings": [{"tool_call_id": "c1", "standing": "fact"}]},
-        id="O3 brought back",
-    ),
-    # O4 — fold order is first naming.
-    pytest.param(
-        WIRE,
-        [
-            row("c3", "open", tool_name="lookup_port"),
-            row("c1", "fact", tool_name="lookup_port"),
-            row("c3", "noise", tool_name="lookup_port"),
-        ],
-        None,
-        32,
-        {
-            "standings": [
-                {"tool_call_id": "c3", "standing": "noise", "tool_name": "lookup_port"},
-                {"tool_call_id": "c1", "standing": "fact", "tool_name": "lookup_port"},
-            ],
-            "offered": ["c2", "c1"],
-            "undeclared": ["c2"],
-            "nameable": ["c1", "c2"],
-        },
-        id="O4",
-    ),
-    # O5 — ids the transcript does not serve.
-    pytest.param(
-        WIRE,
-        [row("0", "noise"), row("c9", "fact")],
-        None,
-        32,
-        {
-            **O1_SETS,
-            "listed": ["c3", "c2", "c1"],
-            "known_results": known("c1", "c2", "c3"),
-            "standings": [
-                {"tool_call_id": "0", "standing": "noise"},
-                {"tool_call_id": "c9", "standing": "fact"},
-            ],
-        },
-        id="O5",
-    ),
-    # O6 — each id once.
-    pytest.param(
-        [U, A("a", "b"), T("a"), T("b"), A("a"), T("a", "again")],
-        None,
-        None,
-        32,
-        {
-            "served": ["a", "b"],
-            "offered": ["b", "a"],
-            "undeclared": ["a", "b"],
-            "known_results": known("a", "b"),
-        },
-        id="O6",
-    ),
-    # O7 — the previous batch is read first.
-    pytest.param(
-        WIRE,
-        None,
-        [{"tool_call_id": "c3", "tool_name": "lookup_port", "result": "fresh r3"}],
-        32,
-        {
-            **O1_SETS,
-            "known_results": [
-                {"tool_call_id": "c3", "tool_name": "lookup_port", "result": "fresh r3"},
-                *known("c1", "c2"),
-            ],
-        },
-        id="O7",
-    ),
-    # O8 — nothing is invented.
-    pytest.param(
-        [U, T("c7", "anon", tool_name=None)],
-        None,
-        [{"tool_call_id": "", "result": "z"}],
-        32,
-        {
-            "known_results": [{"tool_call_id": "c7", "result": "anon"}],
-            "served": ["c7"],
-            "offered": ["c7"],
-        },
-        id="O8 native",
-    ),
-    pytest.param(
-        # The OpenAI wire carries no name on a result: the core message has none.
-        [U, Message("tool", "anon", tool_call_id="c7")],
-        None,
-        [{"tool_call_id": "", "result": "z"}],
-        32,
-        {
-            "known_results": [{"tool_call_id": "c7", "result": "anon"}],
-            "served": ["c7"],
-            "offered": ["c7"],
-        },
-        id="O8 openai",
-    ),
-    pytest.param(
-        [U, A("c7"), T("c7", "anon", tool_name=None)],
-        None,
-        [{"tool_call_id": "", "result": "z"}],
-        32,
-        {
-            "known_results": [{"tool_call_id": "c7", "tool_name": "lookup_port", "result": "anon"}],
-            "served": ["c7"],
-            "offered": ["c7"],
-        },
-        id="O8 recovered from the call",
-    ),
-    pytest.param(
-        [U, A("c7"), Message("tool", "anon", tool_call_id="c7", tool_name="")],
-        None,
-        [{"tool_call_id": "", "result": "z"}],
-        32,
-        {"known_results": [{"tool_call_id": "c7", "tool_name": "lookup_port", "result": "anon"}]},
-        id="O8 openai recovered, empty wire name",
-    ),
-    pytest.param(
-        [U, A("c7"), T("c7", "anon", tool_name=None)],
-        None,
-        [{"tool_call_id": "c7", "tool_name": None, "result": "batch anon"}],
-        32,
-        {
-            "known_results": [
-                {"tool_call_id": "c7", "tool_name": "lookup_port", "result": "batch anon"}
-            ]
-        },
-        id="O8 batch entry named from the call",
-    ),
-    # O9 — one fold, two sets.
-    pytest.param(
-        WIRE,
-        [row("c1", "fact"), row("c2", "ruled-out"), row("c3", "open")],
-        None,
-        32,
-        {"undeclared": [], "nameable": ["c1", "c3"], "offered": ["c3", "c1"]},
-        id="O9 all judged",
-    ),
-    pytest.param(
-        WIRE,
-        [row("c2", "ruled-out")],
-        None,
-        32,
-        {"undeclared": ["c1", "c3"], "offered": ["c3", "c1"]},
-        id="O9 one judged",
-    ),
-    # O10 — limit and description.
-    pytest.param(
-        numbered(40),
-        None,
-        None,
-        32,
-        {
-            "offered": r(*range(40, 0, -1)),
-            "listed": r(*range(40, 8, -1)),
-            "omitted": 8,
-            "description": S1
-            + " 8 older results that may still be named are left off this list, which holds the"
-            " newest 32.",
-        },
-        id="O10 forty results",
-    ),
-    pytest.param(
-        numbered(33),
-        None,
-        None,
-        32,
-        {
-            "listed": r(*range(33, 1, -1)),
-            "omitted": 1,
-            "description": S1
-            + " 1 older result that may still be named is left off this list, which holds the"
-            " newest 32.",
-        },
-        id="O10 thirty-three results",
-    ),
-    pytest.param(
-        numbered(32),
-        None,
-        None,
-        32,
-        {"listed": r(*range(32, 0, -1)), "omitted": 0, "description": S1},
-        id="O10 thirty-two results",
-    ),
-    pytest.param(
-        numbered(40),
-        [row("r40", "noise"), row("r39", "ruled-out"), row("r5", "fact")],
-        None,
-        32,
-        {
-            "offered": r(*range(38, 0, -1)),
-            "listed": r(*range(38, 6, -1)),
-            "omitted": 6,
-            "undeclared": [i for i in r(*range(1, 39)) if i != "r5"],
-        },
-        id="O10 forty with a ledger",
-    ),
-    pytest.param(
-        WIRE,
-        None,
-        None,
-        1,
-        {
-            "listed": ["c3"],
-            "omitted": 2,
-            "description": S1
-            + " 2 older results that may still be named are left off this list, which holds the"
-            " newest 1.",
-        },
-        id="O10 limit 1",
-    ),
-    pytest.param(
-        [U],
-        None,
-        None,
-        32,
-        {
-            "offered": [],
-            "listed": [],
-            "omitted": 0,
-            "description": S1,
-            "served": [],
-            "undeclared": [],
-            "nameable": [],
-            "standings": [],
-            "known_results": [],
-        },
-        id="O10 no result",
-    ),
-    # O11 — a settled message is no result.
-    pytest.param(
-        [
-            U,
-            A("c1", "c3"),
-            T("c1"),
-            Message(
-                "tool",
-                "Not run: the batch was refused.",
-                tool_call_id="c3",
-                not_dispatched=True,
-            ),
-        ],
-        [row("c3", "noise")],
-        None,
-        32,
-        {
-            "served": ["c1"],
-            "offered": ["c1"],
-            "undeclared": ["c1"],
-            "known_results": known("c1"),
-            "standings": [{"tool_call_id": "c3", "standing": "noise"}],
-        },
-        id="O11 settled",
-    ),
-    pytest.param(
-        [U, A("c1", "c3"), T("c1"), T("c3")],
-        [row("c3", "noise")],
-        None,
-        32,
-        {"served": ["c1", "c3"], "offered": ["c1"], "undeclared": ["c1"]},
-        id="O11 not settled",
-    ),
-    # O12 — other kinds are skipped; kind defaults to standing.
-    pytest.param(
-        WIRE,
-        [
-            {"kind": "basis", "tool_call_id": "c1", "basis": "direct"},
-            row("c2", "open", tool_name="lookup_port"),
-            {"kind": "judgment", "tool_call_id": "c3", "standing": "noise"},
-            {"kind": "standing", **row("c2", "fact", tool_name="lookup_port_v2")},
-        ],
-        None,
-        32,
-        {
-            "standings": [
-                {"tool_call_id": "c2", "standing": "fact", "tool_name": "lookup_port_v2"}
-            ],
-            "offered": ["c3", "c2", "c1"],
-            "undeclared": ["c1", "c3"],
-        },
-        id="O12",
-    ),
-]
-
-
-@pytest.mark.parametrize(("messages", "ledger", "batch", "limit", "expected"), EXAMPLES)
-def test_offer_example(
-    messages: list[Message],
-    ledger: Any,
-    batch: list[dict[str, Any]] | None,
-    limit: int,
-    expected: dict[str, Any],
-) -> None:
-    body = run(messages, ledger, batch, limit)
-    assert list(body) == list(O1_BODY)
-    assert {key: body[key] for key in expected} == expected
+@pytest.mark.parametrize("case", OFFER_EXAMPLES)
+def test_offer_example(case: OfferExample) -> None:
+    ledger = None if case.ledger is ABSENT else case.ledger
+    body = run(case.messages, ledger, case.previous_batch, case.limit or 32)
+    assert list(body) == list(O1_ANSWER)
+    assert {key: body[key] for key in case.expect} == case.expect
 
 
 def test_O11_settled_message_is_not_dispatched_only_when_marked_true() -> None:
