@@ -9,7 +9,7 @@ never reads it. The response models document the answer; the route serializes th
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
@@ -24,6 +24,7 @@ from app.api.schemas.common import (
     SystemPrompt,
 )
 from app.api.types import PositiveWhole
+from app.core.ledger import Standing
 
 
 class PreviousBatchItem(BaseModel):
@@ -74,7 +75,7 @@ class StandingOut(BaseModel):
     """A fold entry: the last row naming the id, at the place where the id was first named."""
 
     tool_call_id: str
-    standing: Literal["fact", "open", "ruled-out", "noise"]
+    standing: Standing
     tool_name: str | None = Field(
         None, description="The winning row's `tool_name`; left out when that row has none."
     )

@@ -31,6 +31,8 @@ from app.api.schemas.common import (
     SystemPrompt,
 )
 from app.api.types import NonNegativeWhole, PositiveWhole, json_number
+from app.core.ledger import Standing
+from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, StrategyKind
 
 STRICT = ConfigDict(extra="forbid")
 
@@ -169,18 +171,6 @@ def strategy_error_locs(errors: list[Any]) -> list[Any]:
 
 # ---- response documentation -------------------------------------------------------------------
 
-RefusalReason = Literal[
-    "current-request",
-    "system-envelope",
-    "paused-tool",
-    "pending-check-in",
-    "unresolved-tool-call",
-    "last-tool-result",
-    "ledger-fact",
-    "inside-keep-window",
-    "replacement-not-smaller",
-]
-
 
 class CurrentRequestOut(BaseModel):
     message_index: int
@@ -192,8 +182,8 @@ class TurnOut(BaseModel):
     start: int = Field(description="Caller index of the turn's first message.")
     length: int = Field(description="Caller messages the turn touches.")
     chars: int
-    fate: Literal["kept", "evicted"]
-    held_by: RefusalReason | Literal["not-reached"] | None
+    fate: Fate
+    held_by: HeldBy | None
 
 
 class LastToolResultPinOut(BaseModel):
@@ -235,7 +225,7 @@ class RefusalOut(BaseModel):
 class NoticeOut(BaseModel):
     content: str
     window_index: int = Field(description="The notice's position in the new window.")
-    rung: Literal["rich", "plain"]
+    rung: Rung
 
 
 class StatsOut(BaseModel):
@@ -253,11 +243,11 @@ class StatsOut(BaseModel):
 
 class DroppedStandingOut(BaseModel):
     tool_call_id: str
-    standing: Literal["fact", "open", "ruled-out", "noise"] | None
+    standing: Standing | None
 
 
 class RecordOut(BaseModel):
-    strategy: Literal["sliding-window", "token-budget"]
+    strategy: StrategyKind
     iteration: int
     removed_message_count: int
     refusals: list[RefusalOut]
@@ -268,7 +258,7 @@ class PlanResponse(BaseModel):
     """The window plan."""
 
     format: Literal["native", "openai", "anthropic"]
-    strategy: Literal["sliding-window", "token-budget"]
+    strategy: StrategyKind
     engaged: bool
     current_request: CurrentRequestOut | None
     turns: list[TurnOut]
