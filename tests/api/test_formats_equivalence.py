@@ -40,14 +40,13 @@ from hypothesis import strategies as st
 from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
 from app.core.messages import Message
+from tests.core.native_wire import native
 from tests.core.window_fixtures import (
     ABBREVIATION,
     AC,
     REQ,
     TASK,
-    A,
     R,
-    S,
     T,
     T_not_run,
     U,
@@ -57,6 +56,7 @@ from tests.core.window_fixtures import (
 from tests.core.window_transcripts import (
     E3,
     E5,
+    E6,
     E7,
     E8,
     E9,
@@ -65,6 +65,7 @@ from tests.core.window_transcripts import (
     E12,
     E13,
     E14A,
+    E14B,
     E15,
     E16,
     E17,
@@ -72,6 +73,7 @@ from tests.core.window_transcripts import (
     E20,
     E22,
     E23,
+    E24,
     E26,
     X2,
     X3,
@@ -381,19 +383,6 @@ def without_window(answer: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 # ---- the worked examples, as native JSON -------------------------------------------------------
 
 
-def native_json(message: Message) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.tool_calls:
-        out["tool_calls"] = [
-            {"id": call.id, "name": call.name, "arguments": {}} for call in message.tool_calls
-        ]
-    if message.role == "tool":
-        out["tool_call_id"] = message.tool_call_id
-        if message.tool_name is not None:
-            out["tool_name"] = message.tool_name
-    return with_flags(out, {"injected": message.injected, "not_dispatched": message.not_dispatched})
-
-
 def body(
     *,
     keep: int = 6,
@@ -441,12 +430,8 @@ class Example:
     sent_back: bool = False  # the second request sends back the first window
 
     def messages(self) -> list[dict[str, Any]]:
-        return [native_json(message) for message in self.transcript]
+        return [native(message) for message in self.transcript]
 
-
-E6 = W(U(REQ), *E5[1:])
-E14B = W(AC("a1:look"), T("a1"), A("weighing options"), A("still weighing"), A("here is my answer"))
-E24 = W(S("You audit deployments."), U(REQ), *E5[1:])
 
 EXAMPLES = [
     Example("E1-four-turns", W(U("do the thing"), R("c1"), R("c2"), R("c3")), body(), ("· · · ·",)),
@@ -664,8 +649,10 @@ async def test_the_same_decisions_in_every_wire(client: Any, example: Example, w
     native_runs = await run_example(client, example, "native", None)
     runs = await run_example(client, example, wire, native_runs)
     assert len(runs) == len(native_runs)
-    for (conversion, answer), (native_conversion_, native) in zip(runs, native_runs, strict=True):
-        assert_same_decisions(answer, native, len(native_conversion_.messages), conversion)
+    for (conversion, answer), (native_conversion, native_answer) in zip(
+        runs, native_runs, strict=True
+    ):
+        assert_same_decisions(answer, native_answer, len(native_conversion.messages), conversion)
         if answer["stats"]["removed_message_count"] == 0:
             # Round trip: nothing removed gives back every field and block as sent.
             assert orjson.dumps(answer["window"]) == orjson.dumps(conversion.messages)
@@ -674,7 +661,7 @@ async def test_the_same_decisions_in_every_wire(client: Any, example: Example, w
 def test_the_anthropic_converter_merges_results_and_the_question() -> None:
     """E4a: the results of c1 and the next question are one user message; the question is its
     last block, and every index maps onto the caller message that holds it."""
-    messages = [native_json(m) for m in W(U("turn one"), R("c1"), U("turn two"))]
+    messages = [native(m) for m in W(U("turn one"), R("c1"), U("turn two"))]
     conversion = convert(messages, "anthropic")
     assert conversion.messages == [
         {"role": "user", "content": "turn one"},
@@ -695,7 +682,7 @@ def test_the_anthropic_converter_merges_results_and_the_question() -> None:
 
 def test_the_anthropic_converter_keeps_a_batch_in_one_message() -> None:
     messages = [
-        native_json(m)
+        native(m)
         for m in W(U(TASK), AC("c1:a", "c2:b"), T("c1", "a"), T_not_run("c2", "b"), R("c3", "d"))
     ]
     conversion = convert(messages, "anthropic")
@@ -716,7 +703,7 @@ def test_the_anthropic_converter_keeps_a_batch_in_one_message() -> None:
 
 
 def test_the_openai_converter_writes_calls_as_functions() -> None:
-    messages = [native_json(m) for m in W(U_star(TASK), R("c1", "look", "seen"))]
+    messages = [native(m) for m in W(U_star(TASK), R("c1", "look", "seen"))]
     assert convert(messages, "openai").messages == [
         {"role": "user", "content": TASK, "injected": True},
         {
