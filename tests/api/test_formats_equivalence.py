@@ -41,8 +41,8 @@ from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
 from app.core.messages import Message
 from tests.core.native_wire import native
+from tests.core.window_examples import request_body
 from tests.core.window_fixtures import (
-    ABBREVIATION,
     AC,
     REQ,
     TASK,
@@ -52,6 +52,7 @@ from tests.core.window_fixtures import (
     U,
     U_star,
     W,
+    held_words,
 )
 from tests.core.window_transcripts import (
     E3,
@@ -356,13 +357,7 @@ def map_refusals_and_pins(holder: dict[str, Any], to_caller: Any) -> None:
 
 
 def held(answer: dict[str, Any]) -> str:
-    words = []
-    for turn in answer["turns"]:
-        if turn["fate"] == "evicted":
-            words.append("EV")
-        else:
-            words.append("·" if turn["held_by"] is None else ABBREVIATION[turn["held_by"]])
-    return " ".join(words)
+    return held_words(answer["turns"])
 
 
 def assert_same_decisions(
@@ -383,40 +378,9 @@ def without_window(answer: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 # ---- the worked examples, as native JSON -------------------------------------------------------
 
 
-def body(
-    *,
-    keep: int = 6,
-    tb: tuple[float, int, int] | None = None,
-    ltr: int | None = None,
-    lf: int | None = None,
-    ledger: dict[str, str] | None = None,
-    rt: str | None = None,
-    paused: str | None = None,
-    check_in: bool = False,
-    it: int | None = None,
-) -> dict[str, Any]:
-    """A request in the notation of window.md §12 (`tb` = threshold, input, output)."""
-    request: dict[str, Any] = {"strategy": {"kind": "sliding-window", "keep_recent_turns": keep}}
-    if tb is not None:
-        threshold, input_tokens, output_tokens = tb
-        request["strategy"] = {
-            "kind": "token-budget",
-            "threshold_tokens": threshold,
-            "keep_recent_turns": keep,
-            "measured": {"input_tokens": input_tokens, "output_tokens": output_tokens},
-        }
-    optional = {
-        "keep_last_tool_results": ltr,
-        "keep_ledger_facts": lf,
-        "request_text": rt,
-        "iteration": it,
-    }
-    request.update({key: value for key, value in optional.items() if value is not None})
-    if ledger is not None:
-        request["ledger"] = [{"tool_call_id": i, "standing": s} for i, s in ledger.items()]
-    if paused is not None:
-        request["paused"] = {"tool_call_id": paused, "check_in": check_in}
-    return request
+def body(**options: Any) -> dict[str, Any]:
+    """A request's options in the notation of window.md §12, without its messages."""
+    return {key: value for key, value in request_body([], **options).items() if key != "messages"}
 
 
 @dataclass(frozen=True)

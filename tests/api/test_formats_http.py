@@ -41,6 +41,7 @@ from tests.api.test_formats_equivalence import (
     plan,
     plan_options,
 )
+from tests.core.window_fixtures import held_words
 
 PLAN = "/v1/window/plan"
 OFFER = "/v1/offer"
@@ -163,11 +164,7 @@ def test_fixtures_are_what_the_sdks_send(name: str) -> None:
 
 
 def held(answer: dict[str, Any]) -> str:
-    words = {"current-request": "cr", "system-envelope": "se", "inside-keep-window": "ikw"}
-    return " ".join(
-        "EV" if turn["fate"] == "evicted" else words.get(turn["held_by"], turn["held_by"])
-        for turn in answer["turns"]
-    )
+    return held_words(answer["turns"])
 
 
 @pytest.mark.anyio

@@ -5,7 +5,6 @@ example, the metrics, and every refusal of window.md §11 (one 422 naming each f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -14,7 +13,6 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.api.examples import PLAN_EXAMPLES
-from app.core.messages import Message
 from app.settings import Settings
 from tests.conftest import client_for
 from tests.core.native_wire import wire
@@ -24,6 +22,7 @@ from tests.core.window_examples import (
     E13_HELD,
     WINDOW_EXAMPLES,
     WindowExample,
+    request_body,
 )
 from tests.core.window_fixtures import (
     ABBREVIATION,
@@ -35,6 +34,7 @@ from tests.core.window_fixtures import (
     U,
     U_star,
     W,
+    held_words,
 )
 from tests.core.window_transcripts import (
     DEFAULTS,
@@ -138,16 +138,7 @@ def assert_key_order(answer: dict[str, Any]) -> None:
 
 
 def held(answer: dict[str, Any]) -> str:
-    words = []
-    for turn in answer["turns"]:
-        if turn["fate"] == "evicted":
-            assert turn["held_by"] is None
-            words.append("EV")
-        elif turn["held_by"] is None:
-            words.append("·")
-        else:
-            words.append(ABBREVIATION[turn["held_by"]])
-    return " ".join(words)
+    return held_words(answer["turns"])
 
 
 def ref(answer: dict[str, Any]) -> list[tuple[str, int, int]]:
@@ -232,50 +223,6 @@ def check(answer: dict[str, Any], expect: dict[str, Any]) -> None:
 # ---- native JSON from the core fixtures ---------------------------------------------------------
 
 
-def request(
-    messages: Sequence[Message],
-    *,
-    keep: int | None = None,
-    tb: tuple[float, int, int] | None = None,
-    ltr: int | None = None,
-    lf: int | None = None,
-    ledger: dict[str, str] | None = None,
-    rt: str | None = None,
-    paused: str | None = None,
-    check_in: bool | None = None,
-    it: int | None = None,
-) -> dict[str, Any]:
-    """A request body in §12's notation; an option left None is left out (its default applies)."""
-    body: dict[str, Any] = {"messages": wire(messages)}
-    if tb is not None:
-        threshold, input_tokens, output_tokens = tb
-        body["strategy"] = {
-            "kind": "token-budget",
-            "threshold_tokens": threshold,
-            "measured": {"input_tokens": input_tokens, "output_tokens": output_tokens},
-        }
-        if keep is not None:
-            body["strategy"]["keep_recent_turns"] = keep
-    elif keep is not None:
-        body["strategy"] = {"kind": "sliding-window", "keep_recent_turns": keep}
-    options = {
-        "keep_last_tool_results": ltr,
-        "keep_ledger_facts": lf,
-        "request_text": rt,
-        "iteration": it,
-    }
-    body.update({key: value for key, value in options.items() if value is not None})
-    if ledger is not None:
-        body["ledger"] = [
-            {"tool_call_id": call_id, "standing": standing} for call_id, standing in ledger.items()
-        ]
-    if paused is not None:
-        body["paused"] = {"tool_call_id": paused}
-        if check_in is not None:
-            body["paused"]["check_in"] = check_in
-    return body
-
-
 def notice_message(content: str) -> dict[str, Any]:
     return {"role": "user", "content": content}
 
@@ -352,7 +299,7 @@ async def run_requests(
 
 @pytest.mark.parametrize("case", WINDOW_EXAMPLES)
 async def test_worked_example(client, case: WindowExample):
-    body = request(case.messages, **case.options)
+    body = request_body(case.messages, **case.options)
     answer = (await run_requests(client, body, case.requests))[-1]
     assert answer["format"] == "native"
     assert answer["strategy"] == body.get("strategy", {}).get("kind", "sliding-window")
@@ -369,14 +316,14 @@ async def test_a_budget_with_nothing_measured_does_not_engage(client):
 
 async def test_E26_record_is_written_byte_for_byte(client):
     response = await post(
-        client, request(E26, keep=2, it=5, ltr=2, ledger={"c1": "fact", "c2": "noise"})
+        client, request_body(E26, keep=2, it=5, ltr=2, ledger={"c1": "fact", "c2": "noise"})
     )
     assert b'"record":' + orjson.dumps(E26_RECORD) + b',"window":' in response.content
 
 
 async def test_E25_notice_lists_only_safe_names(client):
     answers = {
-        name: await plan_ok(client, request(e25(names), keep=1, ltr=0, it=12))
+        name: await plan_ok(client, request_body(e25(names), keep=1, ltr=0, it=12))
         for name, names in E25_NAMES.items()
     }
     lists = {
@@ -399,7 +346,7 @@ async def test_E25_notice_lists_only_safe_names(client):
 
 
 async def test_E11_new_window_sent_back_with_its_record(client):
-    body = request(E11, keep=2, ltr=2)
+    body = request_body(E11, keep=2, ltr=2)
     first = await plan_ok(client, body)
     second = await plan_ok(
         client, {**body, "messages": first["window"], "prior_records": [first["record"]]}
@@ -409,7 +356,7 @@ async def test_E11_new_window_sent_back_with_its_record(client):
 
 async def test_E13_stand_down_is_reported_as_such_then_pins_again(client):
     """Requests 1 to 3 are worked examples; here: the stood-down block and record, request 4."""
-    answers = await run_requests(client, request(E13, keep=2, ltr=2), 4)
+    answers = await run_requests(client, request_body(E13, keep=2, ltr=2), 4)
     assert answers[2]["pins"]["last_tool_result"] == {
         "pinned": [],
         "yielded": 0,
@@ -423,13 +370,13 @@ async def test_E13_stand_down_is_reported_as_such_then_pins_again(client):
 
 async def test_E12_token_budget_stand_down_is_recorded_then_pins_again(client):
     """Requests 1 to 3 are worked examples; here: the record's strategy, request 4."""
-    answers = await run_requests(client, request(E12, tb=(1, 999999, 10), keep=2, ltr=2), 4)
+    answers = await run_requests(client, request_body(E12, tb=(1, 999999, 10), keep=2, ltr=2), 4)
     assert answers[2]["record"]["strategy"] == "token-budget"
     check(answers[3], E12_HELD)
 
 
 async def test_a_plan_that_does_not_engage_files_no_record_to_break_a_streak(client):
-    body = request(E13, keep=2, ltr=2)
+    body = request_body(E13, keep=2, ltr=2)
     first, second = await run_requests(client, body, 2)
     records = [first["record"], second["record"]]
     idle = await plan_ok(client, {**body, "strategy": {"kind": "sliding-window"}})
@@ -440,7 +387,7 @@ async def test_a_plan_that_does_not_engage_files_no_record_to_break_a_streak(cli
 
 async def test_a_record_names_a_pin_only_when_it_blocked(client):
     """Two records that removed messages do not stand a kind down, whatever they name."""
-    body = request(E13, keep=2, ltr=2)
+    body = request_body(E13, keep=2, ltr=2)
     (first,) = await run_requests(client, body, 1)
     removing = {**first["record"], "removed_message_count": 2}
     answer = await plan_ok(client, {**body, "prior_records": [removing, removing]})
@@ -455,7 +402,7 @@ async def test_a_record_names_a_pin_only_when_it_blocked(client):
 
 
 async def test_include_window_false_leaves_out_window_only(client):
-    body = request(E5, keep=2, it=4, ltr=0)
+    body = request_body(E5, keep=2, it=4, ltr=0)
     with_window = await plan_ok(client, body)
     without_window = await plan_ok(client, {**body, "include_window": False})
     assert list(without_window) == TOP_KEYS
@@ -467,7 +414,7 @@ async def test_include_window_false_leaves_out_window_only(client):
 
 
 async def test_server_timing_header(client):
-    response = await post(client, request(E5, keep=2, it=4, ltr=0))
+    response = await post(client, request_body(E5, keep=2, it=4, ltr=0))
     assert response.status_code == 200
     assert re.fullmatch(r"plan;dur=\d+(\.\d+)?", response.headers["server-timing"])
 
@@ -476,9 +423,9 @@ async def test_server_timing_header(client):
     "body",
     [
         pytest.param(
-            request(E26, keep=2, it=5, ltr=2, ledger={"c1": "fact", "c2": "noise"}), id="E26"
+            request_body(E26, keep=2, it=5, ltr=2, ledger={"c1": "fact", "c2": "noise"}), id="E26"
         ),
-        pytest.param(request(E23, keep=2, paused="paused"), id="E23"),
+        pytest.param(request_body(E23, keep=2, paused="paused"), id="E23"),
         pytest.param(PLAN_EXAMPLES["native"]["value"], id="swagger-native"),
     ],
 )
@@ -495,7 +442,7 @@ async def test_message_extra_fields_come_back_verbatim(client):
     messages = wire(E5)
     messages[3] = {"trace": {"span": 7, "tags": ["a", "b"]}, **messages[3], "z_last": None}
     messages[5] = {**messages[5], "name": "kept-field", "content": "c" * 400}
-    body = {**request(E5, keep=2, it=4, ltr=0), "messages": messages}
+    body = {**request_body(E5, keep=2, it=4, ltr=0), "messages": messages}
     answer = await plan_ok(client, body)
     assert answer["window"][1:] == messages[3:]
     assert list(answer["window"][1]) == list(messages[3])
@@ -575,10 +522,10 @@ def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
 
 
 async def test_metrics_count_plans_and_refusals(client):
-    await plan_ok(client, request(E13, keep=2, ltr=2))  # engaged; cr, ltr, ikw, ikw; removes 0
-    await plan_ok(client, request(E5, keep=2, it=4, ltr=0))  # engaged; ikw, ikw; removes 3
-    await plan_ok(client, request(X3))  # not engaged
-    await plan_ok(client, request(X3, tb=(1000, 5000, 10)))  # engaged; ikw ×4
+    await plan_ok(client, request_body(E13, keep=2, ltr=2))  # engaged; cr, ltr, ikw, ikw; removes 0
+    await plan_ok(client, request_body(E5, keep=2, it=4, ltr=0))  # engaged; ikw, ikw; removes 3
+    await plan_ok(client, request_body(X3))  # not engaged
+    await plan_ok(client, request_body(X3, tb=(1000, 5000, 10)))  # engaged; ikw ×4
     await post(client, {"messages": "not a list"})  # refused: no plan
     text = (await client.get("/metrics")).text
     plans = samples(text, "cwp_plans_total")
@@ -604,7 +551,7 @@ async def test_metrics_count_plans_and_refusals(client):
 
 
 async def test_integral_floats_are_used_and_echoed_as_integers(client):
-    body = request(E5, keep=2, it=4, ltr=0)
+    body = request_body(E5, keep=2, it=4, ltr=0)
     as_integers = await post(client, body)
     as_floats = await post(
         client,
@@ -618,16 +565,16 @@ async def test_integral_floats_are_used_and_echoed_as_integers(client):
     assert as_floats.status_code == 200, as_floats.text
     assert as_floats.content == as_integers.content
     answer = await plan_ok(
-        client, {**request(E13, keep=2), "keep_last_tool_results": 2.0, "iteration": 7.0}
+        client, {**request_body(E13, keep=2), "keep_last_tool_results": 2.0, "iteration": 7.0}
     )
     assert answer["pins"]["last_tool_result"]["limit"] == 2
     assert answer["record"]["iteration"] == 7
-    raw = (await post(client, {**request(E13, keep=2), "iteration": 7.0})).content
+    raw = (await post(client, {**request_body(E13, keep=2), "iteration": 7.0})).content
     assert b'"iteration":7,' in raw
     tokens = await plan_ok(
         client,
         {
-            **request(X3),
+            **request_body(X3),
             "strategy": {
                 "kind": "token-budget",
                 "threshold_tokens": 1000,
@@ -640,7 +587,7 @@ async def test_integral_floats_are_used_and_echoed_as_integers(client):
 
 
 async def test_largest_integer_is_accepted(client):
-    answer = await plan_ok(client, {**request(E5, keep=2, ltr=0), "iteration": MAX_INT64})
+    answer = await plan_ok(client, {**request_body(E5, keep=2, ltr=0), "iteration": MAX_INT64})
     assert f"at iteration {MAX_INT64} by" in answer["notice"]["content"]
     assert answer["record"]["iteration"] == MAX_INT64
 
@@ -649,48 +596,48 @@ async def test_largest_integer_is_accepted(client):
     ("body", "reference"),
     [
         pytest.param(
-            request(E22, keep=1, paused="nowhere"),
-            request(E22, keep=1),
+            request_body(E22, keep=1, paused="nowhere"),
+            request_body(E22, keep=1),
             id="paused-id-matching-nothing",
         ),
         pytest.param(
-            request(E13, keep=2, rt="a text nobody sent"),
-            request(E13, keep=2),
+            request_body(E13, keep=2, rt="a text nobody sent"),
+            request_body(E13, keep=2),
             id="request-text-matching-nothing",
         ),
         pytest.param(
-            request(E13, keep=2, ledger={"zz": "fact", "yy": "noise"}),
-            request(E13, keep=2, ledger={}),
+            request_body(E13, keep=2, ledger={"zz": "fact", "yy": "noise"}),
+            request_body(E13, keep=2, ledger={}),
             id="ledger-rows-for-unknown-ids",
         ),
         pytest.param(
-            {**request(E13, keep=2), "prior_records": None},
-            request(E13, keep=2),
+            {**request_body(E13, keep=2), "prior_records": None},
+            request_body(E13, keep=2),
             id="prior-records-null",
         ),
         pytest.param(
-            {**request(E13, keep=2), "prior_records": []},
-            request(E13, keep=2),
+            {**request_body(E13, keep=2), "prior_records": []},
+            request_body(E13, keep=2),
             id="prior-records-empty",
         ),
         pytest.param(
-            {**request(E13, keep=2), "ledger": None},
-            request(E13, keep=2),
+            {**request_body(E13, keep=2), "ledger": None},
+            request_body(E13, keep=2),
             id="ledger-null",
         ),
         pytest.param(
-            {**request(E13, keep=2), "keep_ledger_facts": 0},
-            request(E13, keep=2),
+            {**request_body(E13, keep=2), "keep_ledger_facts": 0},
+            request_body(E13, keep=2),
             id="keep-ledger-facts-without-ledger",
         ),
         pytest.param(
-            {**request(E13, keep=2), "request_text": None, "paused": None, "system": None},
-            request(E13, keep=2),
+            {**request_body(E13, keep=2), "request_text": None, "paused": None, "system": None},
+            request_body(E13, keep=2),
             id="nulls-mean-absent",
         ),
         pytest.param(
             {
-                **request(E13, keep=2),
+                **request_body(E13, keep=2),
                 "prior_records": [
                     {
                         "strategy": "summarize-oldest",
@@ -703,7 +650,7 @@ async def test_largest_integer_is_accepted(client):
                 ]
                 * 2,
             },
-            request(E13, keep=2),
+            request_body(E13, keep=2),
             id="records-from-a-newer-version",
         ),
     ],
@@ -722,10 +669,10 @@ async def test_duplicate_ids_are_accepted(client):
         T("c1"),
         *R("c2"),
     ]
-    answer = await plan_ok(client, request(duplicate_calls, keep=1, ltr=0))
+    answer = await plan_ok(client, request_body(duplicate_calls, keep=1, ltr=0))
     assert held(answer) == "cr EV ikw"
     duplicate_results = W(U(TASK), AC("c1:look"), T("c1"), T("c1", "look", "again"), R("c2"))
-    answer = await plan_ok(client, request(duplicate_results, keep=1, ltr=0))
+    answer = await plan_ok(client, request_body(duplicate_results, keep=1, ltr=0))
     assert held(answer) == "cr EV ikw"
     assert answer["turns"][1]["length"] == 3
 
@@ -733,16 +680,16 @@ async def test_duplicate_ids_are_accepted(client):
 async def test_a_tool_message_answering_no_call_is_planned_as_it_is(client):
     """Named only by its `tool_name`, it is still that tool's latest result and holds its turn."""
     messages = W(U(TASK), A("thinking"), T("orphan", "probe"), R("c1"))
-    answer = await plan_ok(client, request(messages, keep=1))
+    answer = await plan_ok(client, request_body(messages, keep=1))
     assert held(answer) == "cr ltr ikw"
     assert block(answer["pins"]["last_tool_result"]) == "[probe@1/1:10] y0 L2"
 
 
 async def test_a_fractional_threshold_is_a_number(client):
-    body = request(X3, tb=(0.5, 1, 0), keep=6)
+    body = request_body(X3, tb=(0.5, 1, 0), keep=6)
     answer = await plan_ok(client, body)
     assert answer["engaged"] is True and held(answer) == "ikw ikw ikw ikw"
-    answer = await plan_ok(client, request(X3, tb=(1.5, 1, 0), keep=6))
+    answer = await plan_ok(client, request_body(X3, tb=(1.5, 1, 0), keep=6))
     assert answer["engaged"] is False
 
 

@@ -10,12 +10,14 @@ example spells it out, the new window as core messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from app.core.messages import Message
+from tests.core.native_wire import wire
 from tests.core.window_fixtures import REQ, TASK, R, T, U, U_star, W
 from tests.core.window_transcripts import (
     E3,
@@ -77,6 +79,51 @@ def example(
 
 def notice(content: str) -> Message:
     return Message("user", content)
+
+
+def request_body(
+    messages: Sequence[Message],
+    *,
+    keep: int | None = None,
+    tb: tuple[float, int, int] | None = None,
+    ltr: int | None = None,
+    lf: int | None = None,
+    ledger: dict[str, str] | None = None,
+    rt: str | None = None,
+    paused: str | None = None,
+    check_in: bool | None = None,
+    it: int | None = None,
+) -> dict[str, Any]:
+    """A plan request body in §12's notation (native messages); an option left None is left out,
+    so its default applies."""
+    body: dict[str, Any] = {"messages": wire(messages)}
+    if tb is not None:
+        threshold, input_tokens, output_tokens = tb
+        body["strategy"] = {
+            "kind": "token-budget",
+            "threshold_tokens": threshold,
+            "measured": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        }
+        if keep is not None:
+            body["strategy"]["keep_recent_turns"] = keep
+    elif keep is not None:
+        body["strategy"] = {"kind": "sliding-window", "keep_recent_turns": keep}
+    options = {
+        "keep_last_tool_results": ltr,
+        "keep_ledger_facts": lf,
+        "request_text": rt,
+        "iteration": it,
+    }
+    body.update({key: value for key, value in options.items() if value is not None})
+    if ledger is not None:
+        body["ledger"] = [
+            {"tool_call_id": call_id, "standing": standing} for call_id, standing in ledger.items()
+        ]
+    if paused is not None:
+        body["paused"] = {"tool_call_id": paused}
+        if check_in is not None:
+            body["paused"]["check_in"] = check_in
+    return body
 
 
 E11_SENT_BACK = {

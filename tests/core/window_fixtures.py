@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.core.ledger import Standing, StandingRow
@@ -139,10 +139,11 @@ ABBREVIATION = {
 }
 
 
-def held(result: WindowPlan) -> str:
-    """`held`: one word per turn, `EV` evicted, `·` not engaged."""
+def held_words(turns: Iterable[Mapping[str, Any]]) -> str:
+    """`held`: one word per turn record (the core's or the JSON answer's), `EV` evicted, `·` not
+    held."""
     words = []
-    for turn in result.turns:
+    for turn in turns:
         if turn["fate"] == "evicted":
             assert turn["held_by"] is None
             words.append("EV")
@@ -151,6 +152,10 @@ def held(result: WindowPlan) -> str:
         else:
             words.append(ABBREVIATION[turn["held_by"]])
     return " ".join(words)
+
+
+def held(result: WindowPlan) -> str:
+    return held_words(result.turns)
 
 
 def ref(result: WindowPlan) -> list[tuple[str, int, int]]:
