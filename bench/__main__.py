@@ -357,34 +357,25 @@ def main() -> None:
     try:
         with httpx.Client(timeout=300) as client:
             print_header()
-            for format_name in args.formats:
-                for size in args.sizes:
-                    body = plan_body(size, format_name)
-                    row = measure_endpoint(
-                        f"plan {format_name} {size}",
-                        "/v1/window/plan",
-                        body,
-                        plan_core(body),
-                        app,
-                        client,
-                        server,
-                        args.budget,
-                    )
-                    report["plan"].append({"format": format_name, "messages": size, **row})
-            for format_name in args.formats:
-                for size in args.sizes:
-                    body = offer_body(size, format_name)
-                    row = measure_endpoint(
-                        f"offer {format_name} {size}",
-                        "/v1/offer",
-                        body,
-                        offer_core(body),
-                        app,
-                        client,
-                        server,
-                        args.budget,
-                    )
-                    report["offer"].append({"format": format_name, "messages": size, **row})
+            endpoints = (
+                ("plan", "/v1/window/plan", plan_body, plan_core),
+                ("offer", "/v1/offer", offer_body, offer_core),
+            )
+            for name, path, make_body, core_of in endpoints:
+                for format_name in args.formats:
+                    for size in args.sizes:
+                        body = make_body(size, format_name)
+                        row = measure_endpoint(
+                            f"{name} {format_name} {size}",
+                            path,
+                            body,
+                            core_of(body),
+                            app,
+                            client,
+                            server,
+                            args.budget,
+                        )
+                        report[name].append({"format": format_name, "messages": size, **row})
             body = cap_body(1_000)
             row = measure_endpoint(
                 "cap 1000 results",
