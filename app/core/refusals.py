@@ -22,26 +22,39 @@ from app.core.turns import Segment
 
 @dataclass(frozen=True, slots=True)
 class RefusalContext:
-    """The turns each per-turn rule holds, gathered before any candidate is looked at."""
+    """The turns each per-turn rule holds, in the order the rules are tried (the first that holds
+    a turn names its refusal), gathered before any candidate is looked at."""
 
-    request_turn: int | None
-    system_turns: frozenset[int]
-    paused_turns: frozenset[int]  # turns that make or answer the paused call
-    paused_check_in: bool
-    unanswered_turns: frozenset[int]
-    held_by_last_tool_result: frozenset[int]
-    held_by_ledger_fact: frozenset[int]
+    holds: tuple[tuple[RefusalReason, frozenset[int]], ...]
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        request_turn: int | None,
+        system_turns: frozenset[int],
+        paused_turns: frozenset[int],
+        paused_check_in: bool,
+        unanswered_turns: frozenset[int],
+        held_by_last_tool_result: frozenset[int],
+        held_by_ledger_fact: frozenset[int],
+    ) -> RefusalContext:
+        request = frozenset() if request_turn is None else frozenset((request_turn,))
+        paused: RefusalReason = "pending-check-in" if paused_check_in else "paused-tool"
+        return cls(
+            (
+                ("current-request", request),
+                ("system-envelope", system_turns),
+                (paused, paused_turns),
+                ("unresolved-tool-call", unanswered_turns),
+                ("last-tool-result", held_by_last_tool_result),
+                ("ledger-fact", held_by_ledger_fact),
+            )
+        )
 
     def refusing_turns(self) -> frozenset[int]:
         """Every turn some rule holds; any other candidate may leave."""
-        request = frozenset() if self.request_turn is None else frozenset((self.request_turn,))
-        return request.union(
-            self.system_turns,
-            self.paused_turns,
-            self.unanswered_turns,
-            self.held_by_last_tool_result,
-            self.held_by_ledger_fact,
-        )
+        return frozenset().union(*(turns for _, turns in self.holds))
 
 
 def touches_call(messages: Sequence[Message], segment: Segment, call_id: str) -> bool:
@@ -73,19 +86,10 @@ def turns_with_unanswered_calls(
 
 
 def reason_for(turn: int, context: RefusalContext) -> RefusalReason | None:
-    """Why the turn refuses to leave (the first rule that matches), or None when it may leave."""
-    if turn == context.request_turn:
-        return "current-request"
-    if turn in context.system_turns:
-        return "system-envelope"
-    if turn in context.paused_turns:
-        return "pending-check-in" if context.paused_check_in else "paused-tool"
-    if turn in context.unanswered_turns:
-        return "unresolved-tool-call"
-    if turn in context.held_by_last_tool_result:
-        return "last-tool-result"
-    if turn in context.held_by_ledger_fact:
-        return "ledger-fact"
+    """Why the turn refuses to leave (the first rule that holds it), or None when it may leave."""
+    for reason, turns in context.holds:
+        if turn in turns:
+            return reason
     return None
 
 

@@ -283,7 +283,7 @@ def decide(
         held[refusal.turn_index] = refusal.reason
     if cc == 0:
         return Decision(tuple(keep_refusals), tuple(held), None)
-    context = RefusalContext(
+    context = RefusalContext.of(
         request_turn=request_turn,
         system_turns=transcript.survey.system_turns,
         paused_turns=turns_touching_call(messages, segments, options.paused),

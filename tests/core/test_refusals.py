@@ -4,6 +4,7 @@ oldest first, refusing ones stepped over until the span starts, the first refusa
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ turn_sets = st.frozensets(st.integers(0, 14), max_size=8)
 
 @st.composite
 def contexts(draw: st.DrawFn) -> RefusalContext:
-    return RefusalContext(
+    return RefusalContext.of(
         request_turn=draw(st.none() | st.integers(0, 14)),
         system_turns=draw(turn_sets),
         paused_turns=draw(turn_sets),
@@ -49,14 +50,37 @@ def test_the_span_is_the_one_the_literal_rule_chooses(cc: int, context: RefusalC
     assert (choice.before, choice.first, choice.last) == literal_span(cc, context, turn_starts)
 
 
-def test_reasons_follow_the_rule_order() -> None:
-    held_everywhere = frozenset({3})
-    context = RefusalContext(
-        3, held_everywhere, held_everywhere, True, held_everywhere, *[held_everywhere] * 2
+RULE_ORDER = [
+    ("request_turn", "current-request"),
+    ("system_turns", "system-envelope"),
+    ("paused_turns", "pending-check-in"),
+    ("unanswered_turns", "unresolved-tool-call"),
+    ("held_by_last_tool_result", "last-tool-result"),
+    ("held_by_ledger_fact", "ledger-fact"),
+]
+
+
+@pytest.mark.parametrize("first", range(len(RULE_ORDER)))
+def test_a_turn_held_by_several_rules_names_the_first_of_them(first: int) -> None:
+    """window.md's rule order: every rule from `first` on holds turn 3, and `first` names it."""
+    holding = {name for name, _ in RULE_ORDER[first:]}
+    context = RefusalContext.of(
+        request_turn=3 if "request_turn" in holding else None,
+        paused_check_in=True,
+        **{name: frozenset({3}) if name in holding else frozenset() for name, _ in RULE_ORDER[1:]},
     )
-    assert reason_for(3, context) == "current-request"
-    paused_only = RefusalContext(
-        None, frozenset(), frozenset({1}), True, frozenset({1}), frozenset(), frozenset()
+    assert reason_for(3, context) == RULE_ORDER[first][1]
+    assert reason_for(2, context) is None
+
+
+def test_a_paused_call_without_check_in_is_a_paused_tool() -> None:
+    context = RefusalContext.of(
+        request_turn=None,
+        system_turns=frozenset(),
+        paused_turns=frozenset({1}),
+        paused_check_in=False,
+        unanswered_turns=frozenset({1}),
+        held_by_last_tool_result=frozenset(),
+        held_by_ledger_fact=frozenset(),
     )
-    assert reason_for(1, paused_only) == "pending-check-in"
-    assert reason_for(2, paused_only) is None
+    assert reason_for(1, context) == "paused-tool"
