@@ -44,7 +44,7 @@ from app.api.routes.offer import offer_answer
 from app.api.routes.window import plan_answer
 from app.errors import InvalidRequest
 from app.settings import Settings
-from bench.generate import to_openai
+from bench.generate import to_anthropic, to_openai
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -100,35 +100,6 @@ def native_transcript(rng: random.Random, turns: int) -> list[dict[str, Any]]:
     return messages
 
 
-def as_anthropic(native: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The same conversation as Anthropic Messages (the system prompt goes top level)."""
-    out: list[dict[str, Any]] = []
-    for message in native:
-        role = message["role"]
-        if role == "system":
-            continue
-        if role == "assistant":
-            blocks: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}]
-            blocks += [
-                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
-                for c in message["tool_calls"]
-            ]
-            out.append({"role": "assistant", "content": blocks})
-        elif role == "tool":
-            result = {
-                "type": "tool_result",
-                "tool_use_id": message["tool_call_id"],
-                "content": message["content"],
-            }
-            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
-                out[-1]["content"].append(result)
-            else:
-                out.append({"role": "user", "content": [result]})
-        else:
-            out.append({"role": "user", "content": message["content"]})
-    return out
-
-
 def transcript_fields(rng: random.Random, turns: int) -> dict[str, Any]:
     native = native_transcript(rng, turns)
     wire = rng.choice(("native", "openai", "anthropic"))
@@ -136,11 +107,8 @@ def transcript_fields(rng: random.Random, turns: int) -> dict[str, Any]:
         return {"messages": native, "format": rng.choice(("native", "auto"))}
     if wire == "openai":
         return {"messages": to_openai(native), "format": rng.choice(("openai", "auto"))}
-    return {
-        "messages": as_anthropic(native),
-        "format": rng.choice(("anthropic", "auto")),
-        "system": native[0]["content"],
-    }
+    system, messages = to_anthropic(native)
+    return {"messages": messages, "format": rng.choice(("anthropic", "auto")), "system": system}
 
 
 def ledger_rows(rng: random.Random, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
