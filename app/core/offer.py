@@ -51,9 +51,10 @@ class StandingEntry(TypedDict):
     tool_name: NotRequired[str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Offer:
-    """The answer of the offer, fields in response order (it is serialized field by field)."""
+    """The answer of the offer, fields in response order (it is serialized field by field;
+    no `__slots__`, as orjson writes a dataclass faster from its `__dict__`)."""
 
     offered: tuple[str, ...]
     listed: tuple[str, ...]

@@ -8,7 +8,9 @@ writer that builds the new window.
 
 Outputs are frozen dataclasses, except the two that come once per turn or once per removed result
 (`Turn`, `DroppedStanding`): a plan of 100,000 messages builds tens of thousands of them, and as
-typed dicts they cost a fifth as much to build and to serialize. Treat them as read-only.
+typed dicts they cost a fifth as much to build and to serialize. Treat them as read-only. The
+output dataclasses have no `__slots__`: orjson writes a dataclass from its `__dict__` several times
+faster than from slots (a 50-message plan's answer: 24 against 11 µs).
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ class PlanOptions:
 # --- outputs ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CurrentRequest:
     message_index: int
     turn_index: int
@@ -123,7 +125,7 @@ class Turn(TypedDict):
     held_by: HeldBy | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class LastToolResultPin:
     tool_name: str
     turn_index: int
@@ -131,7 +133,7 @@ class LastToolResultPin:
     chars: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class LedgerFactPin:
     tool_name: str
     turn_index: int
@@ -143,7 +145,7 @@ class LedgerFactPin:
 PinT = TypeVar("PinT", LastToolResultPin, LedgerFactPin)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PinBlock(Generic[PinT]):
     """What one pin kind holds: the admitted pins, and how many the ceiling turned away."""
 
@@ -153,7 +155,7 @@ class PinBlock(Generic[PinT]):
     stand_down: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Pins:
     last_tool_result: PinBlock[LastToolResultPin] | None
     ledger_fact: PinBlock[LedgerFactPin] | None
@@ -162,14 +164,14 @@ class Pins:
 NO_PINS = Pins(last_tool_result=None, ledger_fact=None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Refusal:
     reason: RefusalReason
     turn_index: int
     message_index: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Notice:
     """The drop notice inserted where the span was; `window_index` counts caller messages."""
 
@@ -178,7 +180,7 @@ class Notice:
     rung: Rung
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Stats:
     messages_before: int
     messages_after: int
@@ -194,7 +196,7 @@ class DroppedStanding(TypedDict):
     standing: Standing | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Record:
     """What an engaged plan files; the caller sends it back in `prior_records`."""
 
