@@ -11,8 +11,9 @@ how to bound that exposure.
 The event loop is asyncio's own, and uvicorn is installed without its `standard` extra: the server
 uses none of what that extra brings (httptools, websockets, file watching for reloads), and uvloop
 made no measurable difference to planning (a 50-message plan at 673 against 668 requests a second,
-medians of ten alternating rounds) while costing 2.3 MiB of resident memory in every replica
-(`docs/performance.md`).
+medians of ten alternating rounds; the mixed load test served as many requests a second either
+way) while costing 2.3 MiB of resident memory in every replica (`docs/performance.md`,
+`docs/reliability.md`).
 """
 
 from __future__ import annotations
