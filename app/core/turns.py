@@ -61,7 +61,7 @@ def survey(messages: Sequence[Message]) -> Survey:
             start, size = position, 0
         size += len(message.content)  # chars(message), inlined
         source = message.source
-        callers.append(position if source is None else source)
+        callers.append(position if source is None else source)  # caller_index, inlined
         if role == "tool":
             if message.tool_call_id:
                 answered.add(message.tool_call_id)
