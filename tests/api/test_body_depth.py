@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.api.body import nesting_depth
 
-TRICKY_TEXT = st.text(alphabet='[]{}",:\\ au\u00e9\U0001f600\n', max_size=12)
+# Every byte that can follow a backslash in an escape is here (`/`, `b`, `f`, `n`, `r`, `t`, `u`
+# as letters and as the control characters they stand for), beside brackets and quotes.
+TRICKY_TEXT = st.text(alphabet='[]{}",:\\/ abfnrtu\u00bf\u00e9\U0001f600\n\t\r\b\f', max_size=12)
 JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()
@@ -31,10 +35,15 @@ def walked_depth(value: object) -> int:
 
 
 @settings(derandomize=True, max_examples=400)
-@given(JSON_VALUES, st.booleans())
-def test_text_depth_equals_walked_depth(value, indent):
-    body = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+@given(JSON_VALUES, st.sampled_from(["compact", "indented", "ascii"]))
+def test_text_depth_equals_walked_depth(value, encoding):
+    if encoding == "ascii":  # every non-ASCII character as a \uXXXX escape, `/` as `\/`
+        body = json.dumps(value, ensure_ascii=True).replace("/", "\\/").encode()
+    else:
+        body = orjson.dumps(value, option=orjson.OPT_INDENT_2 if encoding == "indented" else 0)
+    assert orjson.loads(body) == value
     assert nesting_depth(body, 64) == walked_depth(value)
+    assert nesting_depth(bytearray(body), 64) == walked_depth(value)
 
 
 def test_escaped_quotes_and_brackets_in_strings_do_not_count():
