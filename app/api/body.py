@@ -49,7 +49,7 @@ def parse_json(body: bytes | bytearray, max_depth: int) -> Any:
             f"The body is not valid JSON: {error}.",
             [FieldError(("body",), str(error), "json_invalid")],
         ) from None
-    depth = nesting_depth(body, max_depth)
+    depth = nesting_depth(body, value, max_depth)
     if depth > max_depth:
         raise ProblemError(
             422,
@@ -60,37 +60,37 @@ def parse_json(body: bytes | bytearray, max_depth: int) -> Any:
     return value
 
 
+def nesting_depth(body: bytes | bytearray, value: Any, limit: int) -> int:
+    """How deep `value`, parsed from `body`, nests (a scalar is 0), counted no further than
+    `limit`+1.
+
+    Two ways to one answer, each the cheaper where it is used. Reading the text costs the same per
+    byte whatever the document holds, until it has escapes to resolve: a backslash can hide a
+    quote, and resolving escapes in the text costs several times as much as the rest. Walking the
+    values costs per value, whatever its strings hold. A body with a backslash (OpenAI's
+    arguments, any text with a newline) is walked, any other read: 10,000 OpenAI messages 30 → 19
+    ms, native ones 8.5 ms read against 17 ms walked.
+    """
+    if b"\\" in body:
+        return walked_depth(value, limit)
+    return text_depth(body, limit)
+
+
 # Everything but the bytes that shape a JSON document: quotes, brackets and separators.
 _NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'"[]{},:')
-# The same, keeping also backslashes and every byte that can follow one in an escape.
-_NOT_STRUCTURE_OR_ESCAPE = bytes(byte for byte in range(256) if byte not in b'"[]{},:\\/bfnrtu')
 _STRING = re.compile(rb'"[^"]*"')
 _ONE_BRACKET_KIND = bytes.maketrans(b"{}", b"[]")
 
 
-def nesting_depth(body: bytes | bytearray, limit: int) -> int:
-    """How deep the JSON document `body` nests (a scalar is 0), counted no further than `limit`+1.
+def text_depth(body: bytes | bytearray, limit: int) -> int:
+    """`nesting_depth` read from the text of a parsed body that holds no backslash.
 
-    Call it only on a body that parsed. It reads the text, not the values, because walking every
-    value of a 100,000-message transcript in Python costs as much as parsing it; these are all
-    whole-buffer operations. Escaped quotes go first, then every byte but quotes, brackets and
-    separators. A string holding no bracket is now `""` (two strings are
-    never adjacent: a separator or bracket stands between them), so those go with one replace and
-    the rare rest with a pattern. What is left is the bracket skeleton; each pass that deletes its
-    innermost `[]` pairs peels one level.
+    Every byte but quotes, brackets and separators goes with one whole-buffer pass. A string
+    holding no bracket is now `""` (two strings are never adjacent: a separator or bracket stands
+    between them), so those go with one replace and the rare rest with a pattern. What is left is
+    the bracket skeleton; each pass that deletes its innermost `[]` pairs peels one level.
     """
-    text = body
-    if b"\\" in text:
-        # Only two escapes could leave structure behind: an escaped quote, and an escaped
-        # backslash that would make the next quote look escaped. Read left to right, as a parser
-        # does, pairs of backslashes go first. Every other escape dies with the backslash below.
-        # The text is shrunk first, to structure and escapes: every byte that can follow a
-        # backslash is kept with it, so each escape is as it was and the pairs read the same, and
-        # the two replacements scan a quarter of the body instead of all of it (the whole check,
-        # 10,000 messages: OpenAI 33 → 27 ms, native with newlines in every text 41 → 30 ms).
-        text = text.translate(None, _NOT_STRUCTURE_OR_ESCAPE)
-        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
-    skeleton = text.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    skeleton = body.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
     if b'"' in skeleton:
         skeleton = _STRING.sub(b"", skeleton)
     skeleton = skeleton.translate(_ONE_BRACKET_KIND, b",:")
@@ -98,6 +98,26 @@ def nesting_depth(body: bytes | bytearray, limit: int) -> int:
     while skeleton and depth <= limit:
         skeleton = skeleton.replace(b"[]", b"")
         depth += 1
+    return depth
+
+
+def walked_depth(value: Any, limit: int) -> int:
+    """`nesting_depth` by walking the values a level at a time, with exact type tests (orjson
+    builds only plain dicts and lists). A level's list holds only the containers found, so a
+    body of millions of scalars adds nothing to memory."""
+    if type(value) is not dict and type(value) is not list:
+        return 0
+    depth = 0
+    level = [value]
+    while level and depth <= limit:
+        depth += 1
+        found: list[Any] = []
+        keep = found.append
+        for container in level:
+            for item in container.values() if type(container) is dict else container:
+                if type(item) is dict or type(item) is list:
+                    keep(item)
+        level = found
     return depth
 
 

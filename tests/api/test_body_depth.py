@@ -1,4 +1,5 @@
-"""The text-based nesting depth agrees with a walk over the parsed value, whatever strings hold."""
+"""The nesting depth, read from the text or walked over the values, agrees with a plain recursive
+walk, whatever strings hold and however the body escapes them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.body import nesting_depth
+from app.api.body import nesting_depth, text_depth, walked_depth
 
 # Every byte that can follow a backslash in an escape is here (`/`, `b`, `f`, `n`, `r`, `t`, `u`
 # as letters and as the control characters they stand for), beside brackets and quotes.
@@ -26,31 +27,52 @@ JSON_VALUES = st.recursive(
 )
 
 
-def walked_depth(value: object) -> int:
+def reference_depth(value: object) -> int:
     if isinstance(value, dict):
-        return 1 + max((walked_depth(v) for v in value.values()), default=0)
+        return 1 + max((reference_depth(v) for v in value.values()), default=0)
     if isinstance(value, list):
-        return 1 + max((walked_depth(v) for v in value), default=0)
+        return 1 + max((reference_depth(v) for v in value), default=0)
     return 0
+
+
+def encoded(value: object, encoding: str) -> bytes:
+    if encoding == "ascii":  # every non-ASCII character as a \uXXXX escape, `/` as `\/`
+        return json.dumps(value, ensure_ascii=True).replace("/", "\\/").encode()
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2 if encoding == "indented" else 0)
 
 
 @settings(derandomize=True, max_examples=400)
 @given(JSON_VALUES, st.sampled_from(["compact", "indented", "ascii"]))
-def test_text_depth_equals_walked_depth(value, encoding):
-    if encoding == "ascii":  # every non-ASCII character as a \uXXXX escape, `/` as `\/`
-        body = json.dumps(value, ensure_ascii=True).replace("/", "\\/").encode()
-    else:
-        body = orjson.dumps(value, option=orjson.OPT_INDENT_2 if encoding == "indented" else 0)
+def test_depth_equals_the_reference_walk(value, encoding):
+    body = encoded(value, encoding)
     assert orjson.loads(body) == value
-    assert nesting_depth(body, 64) == walked_depth(value)
-    assert nesting_depth(bytearray(body), 64) == walked_depth(value)
+    expected = reference_depth(value)
+    assert nesting_depth(body, value, 64) == expected
+    assert nesting_depth(bytearray(body), value, 64) == expected
+    assert walked_depth(value, 64) == expected
+    if b"\\" not in body:  # the text is read only when it has no escape to resolve
+        assert text_depth(body, 64) == expected
+        assert text_depth(bytearray(body), 64) == expected
+
+
+def test_brackets_in_strings_do_not_count():
+    body = b'{"a": "]]][[", "b": [{"c": ["{", "[[[", ""]}]}'
+    assert text_depth(body, 64) == 4
+    assert nesting_depth(body, orjson.loads(body), 64) == 4
 
 
 def test_escaped_quotes_and_brackets_in_strings_do_not_count():
     body = rb'{"a": "]]]\"[[", "b": [{"c": ["\\", "\u005b"]}]}'
-    assert nesting_depth(body, 64) == 4
+    assert nesting_depth(body, orjson.loads(body), 64) == 4
 
 
 def test_counting_stops_past_the_limit():
     body = b"[" * 1000 + b"]" * 1000
-    assert nesting_depth(body, 64) == 65
+    assert text_depth(body, 64) == 65
+    assert walked_depth(orjson.loads(body), 64) == 65
+
+
+def test_walking_a_wide_level_of_scalars():
+    value = [0] * 100_000 + [[[]]]
+    assert walked_depth(value, 64) == 3
+    assert walked_depth(7, 64) == walked_depth("[[", 64) == 0
