@@ -9,7 +9,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.body import nesting_depth, text_depth, walked_depth
+from app.api.body import BYTES_PER_WALKED_CONTAINER, nesting_depth, text_depth, walked_depth
 
 # Every byte that can follow a backslash in an escape is here (`/`, `b`, `f`, `n`, `r`, `t`, `u`
 # as letters and as the control characters they stand for), beside brackets and quotes.
@@ -49,30 +49,33 @@ def test_depth_equals_the_reference_walk(value, encoding):
     expected = reference_depth(value)
     assert nesting_depth(body, value, 64) == expected
     assert nesting_depth(bytearray(body), value, 64) == expected
-    assert walked_depth(value, 64) == expected
-    if b"\\" not in body:  # the text is read only when it has no escape to resolve
-        assert text_depth(body, 64) == expected
-        assert text_depth(bytearray(body), 64) == expected
+    assert text_depth(body, 64) == expected
+    assert text_depth(bytearray(body), 64) == expected
+    assert walked_depth(value, 64, 10**9) == expected
 
 
-def test_brackets_in_strings_do_not_count():
-    body = b'{"a": "]]][[", "b": [{"c": ["{", "[[[", ""]}]}'
+def test_brackets_and_escaped_quotes_in_strings_do_not_count():
+    body = rb'{"a": "]]]\"[[", "b": [{"c": ["\\", "\u005b", "{"]}]}'
     assert text_depth(body, 64) == 4
-    assert nesting_depth(body, orjson.loads(body), 64) == 4
-
-
-def test_escaped_quotes_and_brackets_in_strings_do_not_count():
-    body = rb'{"a": "]]]\"[[", "b": [{"c": ["\\", "\u005b"]}]}'
+    assert walked_depth(orjson.loads(body), 64, 10**9) == 4
     assert nesting_depth(body, orjson.loads(body), 64) == 4
 
 
 def test_counting_stops_past_the_limit():
     body = b"[" * 1000 + b"]" * 1000
     assert text_depth(body, 64) == 65
-    assert walked_depth(orjson.loads(body), 64) == 65
+    assert walked_depth(orjson.loads(body), 64, 10**9) == 65
 
 
-def test_walking_a_wide_level_of_scalars():
-    value = [0] * 100_000 + [[[]]]
-    assert walked_depth(value, 64) == 3
-    assert walked_depth(7, 64) == walked_depth("[[", 64) == 0
+def test_the_walk_gives_up_past_its_allowance():
+    value = [{}, {}, [[{}]]]  # six containers in all
+    assert walked_depth(value, 64, 6) == 4
+    assert walked_depth(value, 64, 5) is None
+    assert walked_depth([0] * 100_000 + [[]], 64, 2) == 2  # scalars are not counted
+
+
+def test_a_body_dense_with_containers_is_read_even_with_an_escape():
+    body = b"[" + b",".join([b"{}"] * 1000) + b',"\\n"]'
+    value = orjson.loads(body)
+    assert walked_depth(value, 64, len(body) // BYTES_PER_WALKED_CONTAINER) is None
+    assert nesting_depth(body, value, 64) == 2
