@@ -60,6 +60,11 @@ def parse_json(body: bytes | bytearray, max_depth: int) -> Any:
     return value
 
 
+# A body with a backslash is walked only while it holds fewer containers than one per this many
+# bytes (`nesting_depth`).
+BYTES_PER_WALKED_CONTAINER = 32
+
+
 def nesting_depth(body: bytes | bytearray, value: Any, limit: int) -> int:
     """How deep `value`, parsed from `body`, nests (a scalar is 0), counted no further than
     `limit`+1.
@@ -79,8 +84,6 @@ def nesting_depth(body: bytes | bytearray, value: Any, limit: int) -> int:
             return walked
     return text_depth(body, limit)
 
-
-BYTES_PER_WALKED_CONTAINER = 32
 
 # Everything but the bytes that shape a JSON document: quotes, brackets and separators.
 _NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'"[]{},:')

@@ -3,11 +3,10 @@
 Reading and planning a transcript allocate several objects per message and none in reference
 cycles: a plan worked inline, one worked in a worker thread and a refused request were each
 measured to leave no cyclic garbage at all (200 requests each, collector off, then one collection:
-nothing to collect). Yet a collection that
-falls in the middle of a 100,000-message plan walks every one of those live objects and frees
-nothing; measured, that was 13% of a 100,000-message native plan and 26% of an Anthropic one (a
-middle-generation collection alone took 0.36 s). So the collector is off while any request's body
-is being worked on and back on as soon as none is.
+nothing to collect). Yet a collection that falls in the middle of a 100,000-message plan walks
+every one of those live objects and frees nothing; measured, that was 13% of a 100,000-message
+native plan and 26% of an Anthropic one (a middle-generation collection alone took 0.36 s). So
+the collector is off while any request's body is being worked on and back on as soon as none is.
 
 What it deliberately does not do is leave the collector off for good: should overlapping requests
 keep it paused for long, a young-generation collection still runs once `PILE_UP_LIMIT` tracked
