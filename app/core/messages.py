@@ -8,8 +8,9 @@ not carried: no rule reads them, and every size is measured on text content alon
 Messages and calls are immutable named tuples rather than frozen dataclasses: one is built for
 every message of transcripts of up to 100,000 messages, and a tuple is several times cheaper to
 build. Use `message._replace(...)` where a dataclass would use `dataclasses.replace`. The
-readers' fast paths build them with `Message._make((...every field...))`, which skips the keyword
-handling of `Message(...)` and costs half as much.
+readers' fast paths build them with `from_fields(Message, (...every field...))`: `tuple.__new__`
+itself, a C call, where `Message(...)` runs generated keyword handling and `Message._make` a
+Python frame and a length check (1,000 messages: 0.54 ms with `_make`, 0.19 to 0.32 ms with it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 Role = Literal["system", "user", "assistant", "tool"]
+
+# A named tuple from all its fields in order, with no Python-level call. Nothing checks the count:
+# use it only where every field is written out.
+from_fields = tuple.__new__
 
 
 class ToolCall(NamedTuple):

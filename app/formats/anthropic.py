@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
-from app.core.messages import Message, Role, ToolCall
+from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -70,7 +70,9 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     if type(content) is str:
         if role != "user" and role != "assistant":
             return False
-        out.append(Message._make((role, content, (), None, None, injected, False, index, ())))
+        out.append(
+            from_fields(Message, (role, content, (), None, None, injected, False, index, ()))
+        )
         return True
     if type(content) is not list:
         return False
@@ -91,14 +93,15 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 name = block.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
-                calls.append(ToolCall._make((call_id, name)))
+                calls.append(from_fields(ToolCall, (call_id, name)))
             elif block_type == "tool_result" or type(block_type) is not str:
                 return False
         text = "".join(pieces)
         blocks = tuple(range(len(content)))
         out.append(
-            Message._make(
-                ("assistant", text, tuple(calls), None, None, injected, False, index, blocks)
+            from_fields(
+                Message,
+                ("assistant", text, tuple(calls), None, None, injected, False, index, blocks),
             )
         )
         return True
@@ -122,8 +125,9 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             ):
                 return False
             results.append(
-                Message._make(
-                    ("tool", body, (), call_id, None, False, not_dispatched, index, (position,))
+                from_fields(
+                    Message,
+                    ("tool", body, (), call_id, None, False, not_dispatched, index, (position,)),
                 )
             )
             continue
@@ -139,8 +143,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     if user_blocks or not content:
         text = "".join(pieces)
         out.append(
-            Message._make(
-                ("user", text, (), None, None, injected, False, index, tuple(user_blocks))
+            from_fields(
+                Message, ("user", text, (), None, None, injected, False, index, tuple(user_blocks))
             )
         )
     return True

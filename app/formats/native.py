@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.messages import Message, Role, ToolCall
+from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -72,8 +72,8 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             or (not_dispatched is not True and not_dispatched is not False)
         ):
             return None
-        return Message._make(
-            ("tool", content, (), call_id, name, injected, not_dispatched, index, ())
+        return from_fields(
+            Message, ("tool", content, (), call_id, name, injected, not_dispatched, index, ())
         )
     if items is not None and type(items) is not list:
         return None
@@ -88,11 +88,13 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = item.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return None
-                found.append(ToolCall._make((call_id, name)))
+                found.append(from_fields(ToolCall, (call_id, name)))
             calls = tuple(found)
-        return Message._make(("assistant", content, calls, None, None, injected, False, index, ()))
+        return from_fields(
+            Message, ("assistant", content, calls, None, None, injected, False, index, ())
+        )
     if (role == "user" or role == "system") and not items:
-        return Message._make((role, content, (), None, None, injected, False, index, ()))
+        return from_fields(Message, (role, content, (), None, None, injected, False, index, ()))
     return None
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.messages import Message, Role, ToolCall
+from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -77,8 +77,8 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             or (not_dispatched is not True and not_dispatched is not False)
         ):
             return None
-        return Message._make(
-            ("tool", content, (), call_id, None, injected, not_dispatched, index, ())
+        return from_fields(
+            Message, ("tool", content, (), call_id, None, injected, not_dispatched, index, ())
         )
     if role == "assistant":
         if content is None:
@@ -100,14 +100,18 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = function.get("name")
                 if type(name) is not str:
                     return None
-                found.append(ToolCall._make((call_id, name)))
+                found.append(from_fields(ToolCall, (call_id, name)))
             calls = tuple(found)
-        return Message._make(("assistant", content, calls, None, None, injected, False, index, ()))
+        return from_fields(
+            Message, ("assistant", content, calls, None, None, injected, False, index, ())
+        )
     if (role == "user" or role == "system" or role == "developer") and type(content) is str:
         if items is not None:
             return None
         core_role: Role = "user" if role == "user" else "system"
-        return Message._make((core_role, content, (), None, None, injected, False, index, ()))
+        return from_fields(
+            Message, (core_role, content, (), None, None, injected, False, index, ())
+        )
     return None
 
 
