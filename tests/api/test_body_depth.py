@@ -9,7 +9,14 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.body import BYTES_PER_WALKED_CONTAINER, nesting_depth, text_depth, walked_depth
+from app.api.body import (
+    BYTES_PER_WALKED_CONTAINER,
+    SLICE_BYTES,
+    nesting_depth,
+    text_depth,
+    walked_depth,
+    without,
+)
 
 # Every byte that can follow a backslash in an escape is here (`/`, `b`, `f`, `n`, `r`, `t`, `u`
 # as letters and as the control characters they stand for), beside brackets and quotes.
@@ -79,3 +86,15 @@ def test_a_body_dense_with_containers_is_read_even_with_an_escape():
     value = orjson.loads(body)
     assert walked_depth(value, 64, len(body) // BYTES_PER_WALKED_CONTAINER) is None
     assert nesting_depth(body, value, 64) == 2
+
+
+def test_a_bytearray_is_read_whole_across_its_slices():
+    # Strings full of brackets, quotes and backslashes span several slices, and the deepest
+    # nesting comes last, so a slice left out or cut short changes the answer.
+    filler = '][}{"\\' * (SLICE_BYTES // 5)
+    value = [filler, {"a": [filler, [filler]]}, [[[[[[filler, '"]\\']]]]]]]
+    body = orjson.dumps(value)
+    assert len(body) > 3 * SLICE_BYTES
+    assert text_depth(bytearray(body), 64) == text_depth(body, 64) == reference_depth(value) == 7
+    for delete in (b"[]", b'"\\', bytes(range(256))):
+        assert without(bytearray(body), delete) == body.translate(None, delete)
