@@ -148,9 +148,23 @@ class Server:
                 return int(line.split()[1]) * 1024
         return 0
 
+    def cpu_seconds(self) -> float | None:
+        """User plus system CPU time the server has used so far; None where /proc is missing."""
+        return process_cpu_seconds(self.process.pid)
+
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time of process `pid` (fields 14 and 15 of `/proc/<pid>/stat`)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # the name before ")" may itself hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure_endpoint(
@@ -257,19 +271,33 @@ def throughput(
 
     The machine's speed drifts over seconds when it is shared, so the two are measured in short
     rounds taken in turn (about 2 s each) rather than one after the other; the ratio reported is
-    the median of the rounds' ratios, with their spread.
+    the median of the rounds' ratios, with their spread. Beside it, the server's own CPU time per
+    request in each round (from `/proc`), whose ratio is what the server's work alone allows:
+    it moves less than requests per second when the load generator competes for the machine.
     """
     core = 1 if (os.cpu_count() or 1) >= 2 else None
     rounds = max(1, round(seconds / 2))
     target = ("127.0.0.1", server.port)
     real: list[Any] = []
     bare: list[Any] = []
+    cpu: dict[str, list[float]] = {"real": [], "bare": []}
+
+    def measured(pool: Any, kind: str, load_path: str, load: tuple[Any, ...]) -> Any:
+        before = server.cpu_seconds()
+        result = pool.apply(run_load, (*target, load_path, *load))
+        after = server.cpu_seconds()
+        if before is not None and after is not None and result.requests:
+            cpu[kind].append((after - before) / result.requests)
+        return result
+
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         for _ in range(rounds):
             load = (body, seconds / rounds, connections, core)
-            real.append(pool.apply(run_load, (*target, path, *load)))
-            bare.append(pool.apply(run_load, (*target, "/bench/bare", *load)))
+            real.append(measured(pool, "real", path, load))
+            bare.append(measured(pool, "bare", "/bench/bare", load))
     ratios = sorted(r.rps / b.rps for r, b in zip(real, bare, strict=True) if b.rps)
+    cpu_real = statistics.median(cpu["real"]) if cpu["real"] else None
+    cpu_bare = statistics.median(cpu["bare"]) if cpu["bare"] else None
     rps = sum(r.requests for r in real) / sum(r.seconds for r in real)
     bare_rps = sum(b.requests for b in bare) / sum(b.seconds for b in bare)
     latencies = [latency for r in real for latency in r.latencies]
@@ -284,11 +312,20 @@ def throughput(
         "ratio_max": ratios[-1] if ratios else None,
         "errors": sum(r.errors for r in real) + sum(b.errors for b in bare),
         "p50_ms": statistics.median(latencies) * 1000 if latencies else None,
+        "server_cpu_us_per_request": cpu_real * 1e6 if cpu_real else None,
+        "bare_server_cpu_us_per_request": cpu_bare * 1e6 if cpu_bare else None,
+        "cpu_ratio": cpu_bare / cpu_real if cpu_real and cpu_bare else None,
     }
+    cpu_text = (
+        f"   server CPU/request {cpu_real * 1e6:.0f} vs bare {cpu_bare * 1e6:.0f} us "
+        f"(ratio {cpu_bare / cpu_real:.2f})"
+        if cpu_real and cpu_bare
+        else ""
+    )
     print(
         f"throughput {path:<24} {rps:8.0f} req/s   bare {bare_rps:8.0f} req/s   "
         f"ratio {result['ratio']:.2f} ({result['ratio_min']:.2f}-{result['ratio_max']:.2f} "
-        f"over {rounds} rounds)   errors {result['errors']}",
+        f"over {rounds} rounds)   errors {result['errors']}{cpu_text}",
         flush=True,
     )
     return result
