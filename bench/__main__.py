@@ -148,10 +148,6 @@ class Server:
                 return int(line.split()[1]) * 1024
         return 0
 
-    def cpu_seconds(self) -> float | None:
-        """User plus system CPU time the server has used so far; None where /proc is missing."""
-        return process_cpu_seconds(self.process.pid)
-
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
@@ -283,9 +279,9 @@ def throughput(
     cpu: dict[str, list[float]] = {"real": [], "bare": []}
 
     def measured(pool: Any, kind: str, load_path: str, load: tuple[Any, ...]) -> Any:
-        before = server.cpu_seconds()
+        before = process_cpu_seconds(server.process.pid)
         result = pool.apply(run_load, (*target, load_path, *load))
-        after = server.cpu_seconds()
+        after = process_cpu_seconds(server.process.pid)
         if before is not None and after is not None and result.requests:
             cpu[kind].append((after - before) / result.requests)
         return result
