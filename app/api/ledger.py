@@ -13,9 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.ledger import STANDINGS, Standing, StandingRow
+from app.core.messages import from_fields
 from app.errors import FieldError, InvalidRequest
 
 STANDING_WORDS = ", ".join(f"'{word}'" for word in STANDINGS)
+_STANDING_SET = frozenset(STANDINGS)
 
 
 def read_ledger(raw: Any) -> tuple[StandingRow, ...]:
@@ -30,6 +32,12 @@ def _read_rows(raw: Any) -> tuple[StandingRow, ...]:
         raise InvalidRequest(
             [FieldError((), "ledger must be an array of rows (null means [])", "list_type")]
         )
+    plain = _plain_rows(raw)
+    return plain if plain is not None else checked_rows(raw)
+
+
+def checked_rows(raw: list[Any]) -> tuple[StandingRow, ...]:
+    """The standing rows of a ledger array, every row checked and every violation named."""
     rows: list[StandingRow] = []
     errors: list[FieldError] = []
     for index, item in enumerate(raw):
@@ -40,6 +48,42 @@ def _read_rows(raw: Any) -> tuple[StandingRow, ...]:
             rows.append(row)
     if errors:
         raise InvalidRequest(errors)
+    return tuple(rows)
+
+
+def _plain_rows(raw: list[Any]) -> tuple[StandingRow, ...] | None:
+    """The standing rows of a ledger whose every row is plainly well formed, or None.
+
+    A real ledger is hundreds to thousands of ordinary rows, and checking each through
+    `_read_row` costs about 2 µs a row; this reads each field once with exact type tests. Any
+    unusual row (not an object, a kind that is not a string, a missing or odd field) sends the
+    whole ledger through the checking path, which alone decides what is an error: this path only
+    recognises what is plainly valid.
+    """
+    rows: list[StandingRow] = []
+    keep = rows.append
+    for item in raw:
+        if type(item) is not dict:
+            return None
+        get = item.get
+        kind = get("kind")
+        if kind is not None and kind != "standing":
+            if type(kind) is not str:
+                return None
+            continue  # a row of another kind: not the fold's business
+        tool_call_id = get("tool_call_id")
+        standing = get("standing")
+        tool_name = get("tool_name")
+        ref = get("ref")
+        if (
+            type(tool_call_id) is not str
+            or type(standing) is not str
+            or standing not in _STANDING_SET
+            or (tool_name is not None and type(tool_name) is not str)
+            or (ref is not None and type(ref) is not str)
+        ):
+            return None
+        keep(from_fields(StandingRow, (tool_call_id, standing, tool_name, ref)))
     return tuple(rows)
 
 
