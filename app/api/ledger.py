@@ -67,7 +67,7 @@ def _plain_rows(raw: list[Any]) -> tuple[StandingRow, ...] | None:
             return None
         get = item.get
         kind = get("kind")
-        if kind is not None and kind != "standing":
+        if not is_standing_row(kind):
             if type(kind) is not str:
                 return None
             continue  # a row of another kind: not the fold's business
