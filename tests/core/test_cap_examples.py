@@ -241,6 +241,15 @@ def test_C13_reason_escapes_the_tool_name() -> None:
     assert escaped_length(reason) == 86
 
 
+def test_escaped_length_of_a_lone_surrogate() -> None:
+    # No parsed body holds one, and orjson refuses to write one; the core still measures it, as
+    # one raw code point beside the usual escapes.
+    assert escaped_length("\ud800") == 1
+    assert escaped_length('a\udfff"\x01\n', 4) == 1 + 1 + 2 + 6
+    marker = marker_for("\ud800" * 300, "t", 200)
+    assert marker["head"] == "\ud800" * (200 - 40 - len(marker["reason"]))
+
+
 def test_C14_reason() -> None:
     marker = cap_result("t", ABSENT, 10).result
     assert marker["reason"] == (
