@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
+
+from app.core.messages import from_fields
 
 
 class Absent(Enum):
@@ -44,12 +45,13 @@ _HEAD_KEY_OVERHEAD: Final = 10
 _COARSE_SHRINK_ABOVE: Final = 16
 
 
-@dataclass(frozen=True, slots=True)
-class CapOutcome:
+class CapOutcome(NamedTuple):
     """What the cap decided for one result.
 
     `result` is the value received when it passes (`ABSENT` when the item had none), the marker
-    when truncated. `chars` is the measured size of the value received, in both cases.
+    when truncated. `chars` is the measured size of the value received, in both cases. A named
+    tuple, like the core messages: one is built per result, and a tuple costs a quarter of a
+    frozen dataclass to build.
     """
 
     truncated: bool
@@ -138,8 +140,8 @@ def cap_result(tool_name: str, result: Any, cap: int) -> CapOutcome:
     text = measured_text(result)
     n = len(text)
     if n <= cap:
-        return CapOutcome(truncated=False, chars=n, result=result)
-    return CapOutcome(truncated=True, chars=n, result=marker_for(text, tool_name, cap))
+        return from_fields(CapOutcome, (False, n, result))
+    return from_fields(CapOutcome, (True, n, marker_for(text, tool_name, cap)))
 
 
 def is_truncated(value: Any) -> bool:
