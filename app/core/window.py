@@ -177,6 +177,20 @@ class Drop:
     refused: bool
 
 
+def system_envelope_length(transcript: Transcript) -> int:
+    """`L`: the leading turns whose first message is a system message.
+
+    Every request re-sends them unchanged ahead of the conversation, so the conversation's front,
+    where the notice goes, is the turn right after them.
+    """
+    messages, length = transcript.messages, 0
+    for segment in transcript.segments:
+        if messages[segment.start].role != "system":
+            break
+        length += 1
+    return length
+
+
 def drop_span(
     transcript: Transcript,
     first: int,
@@ -187,16 +201,20 @@ def drop_span(
 ) -> Drop:
     """Split around the span and, when the removal reaches the front, climb the notice ladder.
 
-    Further in, a refusing turn that is not the request stays before the span and opens the
-    window, so the span leaves with no notice.
+    The front is the turn right after the system envelope (the ordinary path), or the turn after
+    the request when the request is that turn (the kept-request path). Further in, a refusing turn
+    that is neither the envelope nor the request stays before the span and opens the window, so
+    the span leaves with no notice.
     """
     segments, messages = transcript.segments, transcript.messages
     start, end = segments[first].start, segments[last].end
     caller_messages = transcript.caller_messages(start, end)
     chars = sum(segments[index].chars for index in range(first, last + 1))
     tool_names = dropped_tool_names(messages, start, end, call_names)
-    kept_request = first == 1 and request_turn == 0
-    if start != 0 and not kept_request:
+    front = system_envelope_length(transcript)
+    ordinary = first == front
+    kept_request = first == front + 1 and request_turn == front
+    if not ordinary and not kept_request:
         return Drop(first, last, start, end, caller_messages, chars, tool_names, None, None, False)
     ladder = climb_ladder(
         span_chars=chars,
@@ -205,7 +223,7 @@ def drop_span(
         strategy=options.strategy.kind,
         kept_request=kept_request,
         dropped_names=tool_names,
-        non_user_would_open=start == 0 and end < len(messages) and messages[end].role != "user",
+        non_user_would_open=ordinary and end < len(messages) and messages[end].role != "user",
     )
     return Drop(
         first,

@@ -76,6 +76,8 @@ from tests.core.window_transcripts import (
     E23,
     E24,
     E26,
+    E27A,
+    E27B,
     X2,
     X3,
 )
@@ -319,6 +321,9 @@ def expected_answer(
     evicted = sorted({to_caller(i) for i in native["evicted_messages"]})
     answer["evicted_messages"] = evicted
     map_refusals_and_pins(answer, to_caller)
+    for finding in answer["diagnostics"]:
+        if finding["message_index"] is not None:
+            finding["message_index"] = to_caller(finding["message_index"])
     notice_text = None
     if native["notice"] is not None:
         native_text = native["notice"]["content"]
@@ -495,6 +500,8 @@ EXAMPLES = [
         ("EV EV utc ikw ikw",),
     ),
     Example("E24", E24, body(keep=2, ltr=2, rt=REQ), ("se cr EV ikw ikw",)),
+    Example("E27a", E27A, body(keep=2, ltr=0), ("se EV cr ikw ikw",)),
+    Example("E27b", E27B, body(keep=2, ltr=0), ("se rns rns ikw ikw",)),
     Example(
         "E26",
         E26,
@@ -513,6 +520,8 @@ STATED_SKIPS = {
     ("X2", "openai"): "a result named only by its own tool_name",
     ("X2", "anthropic"): "a result named only by its own tool_name",
     ("E24", "anthropic"): "a system message",
+    ("E27a", "anthropic"): "a system message",
+    ("E27b", "anthropic"): "a system message",
     ("E3", "anthropic"): CONSECUTIVE_ASSISTANTS,
     ("E3-derived", "anthropic"): CONSECUTIVE_ASSISTANTS,
     ("E14a-ltr0", "anthropic"): "consecutive user messages",

@@ -56,6 +56,9 @@ def transcripts(draw: st.DrawFn) -> list[Message]:
     leading and orphan results, unanswered calls, results that never ran, nameless results."""
     messages: list[Message] = []
     counter = 0
+    # The system envelope most OpenAI and native transcripts open with (window.md §9.2).
+    for _ in range(draw(st.sampled_from([0, 0, 1, 1, 2]))):
+        messages.append(Message("system", draw(st.sampled_from(["Be brief.", "x" * 60]))))
     opening = draw(st.sampled_from(["request", "request", "lead", "none"]))
     if opening == "lead":
         messages.append(Message("tool", draw(st.sampled_from(TEXTS)), tool_call_id="lead"))
@@ -264,6 +267,30 @@ def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
         assert result.notice.window_index == result.removed[0]
         start, end = result.removed
         assert len(result.notice.content) < sum(len(m.content) for m in case.messages[start:end])
+
+
+def envelope_messages(messages: list[Message]) -> int:
+    """Messages in the system envelope: the leading turns whose first message is a system one."""
+    count = 0
+    for segment in segment_turns(messages):
+        if messages[segment.start].role != "system":
+            break
+        count = segment.end
+    return count
+
+
+@PROPERTY
+@given(cases())
+def test_a_removal_right_after_the_envelope_leaves_a_user_message_there(case: Case) -> None:
+    result = plan_window(case.messages, case.options)
+    window = new_window(case.messages, result)
+    front = envelope_messages(case.messages)
+    assert window[:front] == case.messages[:front]
+    if result.removed is not None and result.removed[0] == front:
+        assert window[front].role == "user"
+    if result.notice is not None:
+        assert result.notice.window_index >= front
+        assert window[result.notice.window_index].content == result.notice.content
 
 
 def held_in(result: WindowPlan) -> set[int]:

@@ -37,6 +37,20 @@ E5_NOTICE = (
     "not summarized; they are simply not re-sent.]"
 )
 
+PLAIN_KEPT_2_1 = (
+    "[dropped history — 2 earlier message(s) were removed from this window at iteration 1 by the "
+    "'sliding-window' strategy of the context planner. Your current request is kept: it is still "
+    "above this line, and no strategy may remove it. They were not summarized; they are simply "
+    "not re-sent.]"
+)
+
+RICH_LOOK_2_1 = (
+    "[dropped history — 2 earlier message(s) were removed from this window at iteration 1 by the "
+    "'sliding-window' strategy of the context planner. Tool results are among them (look): call "
+    "the tool again if you need that output; do not rebuild ids or values from memory. They were "
+    "not summarized; they are simply not re-sent.]"
+)
+
 E6_NOTICE = (
     "[dropped history — 2 earlier message(s) were removed from this window at iteration 4 by the "
     "'sliding-window' strategy of the context planner. Your current request is kept: it is still "
@@ -142,6 +156,16 @@ E24 = W(
     R("c2", "look", "b" * 400),
     R("c3", "look", "c" * 400),
 )
+
+E27A = W(
+    S("You audit deployments."),
+    R("c1", "look", "a" * 400),
+    U(REQ),
+    R("c2", "look"),
+    R("c3", "look"),
+)
+
+E27B = W(S("Be brief."), R("c1", "look"), A("weighing"), R("c2", "look"), R("c3", "look"))
 
 E26 = W(
     U("Check the lab racks."),
