@@ -10,6 +10,7 @@ DEFAULT_KEEP_LAST_TOOL_RESULTS = 2
 DEFAULT_KEEP_LEDGER_FACTS = 4
 DEFAULT_ITERATION = 1
 DEFAULT_INCLUDE_WINDOW = True
+DEFAULT_INCLUDE_TURNS = True
 DEFAULT_OFFER_LIMIT = 32
 MAX_CAP_RESULTS = 10_000
 
@@ -26,6 +27,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
         "iteration": DEFAULT_ITERATION,
         "prior_records": [],
         "include_window": DEFAULT_INCLUDE_WINDOW,
+        "include_turns": DEFAULT_INCLUDE_TURNS,
     },
     "tool_results_cap": {"max_chars_by_tool": {}, "max_results": MAX_CAP_RESULTS},
     "offer": {

@@ -107,6 +107,27 @@ RACK_OPTIONS: dict[str, Any] = {
     "iteration": 3,
 }
 
+CODING_SYSTEM = "You are a coding agent. Use the tools; keep answers short."
+CODING_TASK = "The test test_parse_dates fails on CI. Find out why and fix it."
+CODING_STEPS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("call_1", "read_file", {"path": "src/dates.py"}, "def parse(text):\n" + "    ...\n" * 120),
+    ("call_2", "run_tests", {"k": "test_parse_dates"}, "FAILED test_parse_dates\n" + "E " * 300),
+    ("call_3", "read_file", {"path": "tests/test_dates.py"}, "def test_parse_dates():\n    ..."),
+    ("call_4", "run_tests", {"k": "test_parse_dates"}, "1 failed"),
+]
+OPENAI_CODING_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "system", "content": CODING_SYSTEM},
+    {"role": "user", "content": CODING_TASK},
+    *[
+        message
+        for call_id, name, arguments, content in CODING_STEPS
+        for message in (
+            _openai_call(call_id, name, arguments),
+            _openai_result(call_id, name, content),
+        )
+    ],
+]
+
 PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
     "native": {
         "summary": "A request, three tools, a fact in the ledger holding one pin",
@@ -141,6 +162,23 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "format": "anthropic",
             "system": RACK_SYSTEM,
             **RACK_OPTIONS,
+        },
+    },
+    "openai-notice-after-system": {
+        "summary": "OpenAI, a system prompt first: the notice follows the kept request",
+        "description": (
+            "The leading system message is the envelope every request re-sends, so the "
+            "conversation's front is the turn after it. The two oldest tool turns (a long file "
+            "and a long test log) leave; the person's request stays, and the drop notice "
+            "follows it, naming the tools to call again."
+        ),
+        "value": {
+            "messages": OPENAI_CODING_TRANSCRIPT,
+            "format": "openai",
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": 2},
+            "keep_last_tool_results": 0,
+            "request_text": CODING_TASK,
+            "iteration": 7,
         },
     },
 }

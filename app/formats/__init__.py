@@ -32,7 +32,19 @@ WRITERS: dict[str, Writer] = {
     "anthropic": anthropic.write,
 }
 
-__all__ = ["FORMATS", "detect_format", "read_messages", "write_window"]
+PartPredicate = Callable[[list[Any], Message], bool]
+NON_TEXT_PARTS: dict[str, PartPredicate] = {
+    "openai": openai.has_non_text_part,
+    "anthropic": anthropic.has_non_text_part,
+}
+
+__all__ = [
+    "FORMATS",
+    "detect_format",
+    "non_text_part_predicate",
+    "read_messages",
+    "write_window",
+]
 
 
 def read_messages(raw: list[Any], format: str) -> list[Message]:
@@ -53,6 +65,15 @@ def write_window(
     """The new window in `format`: the caller's messages without the core range `removed`
     ([s, e), None = nothing removed) and with the notice text, if any, at core position s."""
     return WRITERS[known(format)](raw, core, removed, notice)
+
+
+def non_text_part_predicate(raw: list[Any], format: str) -> Callable[[Message], bool]:
+    """Whether a core message read from `raw` in `format` carries a part other than text (an
+    image, a file, audio, a document): the one thing `app.core.diagnostics` asks a format."""
+    predicate = NON_TEXT_PARTS.get(known(format))
+    if predicate is None:  # a format whose messages carry text alone
+        return lambda message: False
+    return lambda message: predicate(raw, message)
 
 
 def known(format: str) -> str:

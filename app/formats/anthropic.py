@@ -259,6 +259,18 @@ def tool_result_text(block: JsonObject, loc: Loc, problems: Problems) -> str:
     return ""
 
 
+def has_non_text_part(raw: list[Any], message: Message) -> bool:
+    """Whether the core message holds a block other than text (an image, a document, …)."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list):
+        return False
+    return any(
+        not (isinstance(content[block], dict) and content[block].get("type") == "text")
+        for block in message.blocks
+    )
+
+
 def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
 

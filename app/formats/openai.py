@@ -193,6 +193,15 @@ def refuse_call_type(item: JsonObject, loc: Loc, problems: Problems) -> None:
     )
 
 
+def has_non_text_part(raw: list[Any], message: Message) -> bool:
+    """Whether the caller message's content holds a part other than text (image, audio, file)."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list):
+        return False
+    return any(not (isinstance(part, dict) and part.get("type") == "text") for part in content)
+
+
 def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": text}
 

@@ -74,8 +74,11 @@ TOP_KEYS = [
     "stats",
     "dropped_tool_names",
     "dropped_standings",
+    "diagnostics",
     "record",
 ]
+WITHOUT_TURNS = [key for key in TOP_KEYS if key not in ("turns", "kept", "evicted")]
+DIAGNOSTIC_KEYS = ["code", "message_index", "detail"]
 CURRENT_REQUEST_KEYS = ["message_index", "turn_index"]
 TURN_KEYS = ["index", "start", "length", "chars", "fate", "held_by"]
 PINS_KEYS = ["last_tool_result", "ledger_fact"]
@@ -112,11 +115,14 @@ def assert_pins_order(pins: dict[str, Any]) -> None:
 
 def assert_key_order(answer: dict[str, Any]) -> None:
     """Every object of the answer lists its keys in the order api.md writes them."""
-    assert list(answer) in (TOP_KEYS, [*TOP_KEYS, "window"])
+    keys = list(answer)
+    assert keys in (TOP_KEYS, [*TOP_KEYS, "window"], WITHOUT_TURNS, [*WITHOUT_TURNS, "window"])
     if answer["current_request"] is not None:
         assert list(answer["current_request"]) == CURRENT_REQUEST_KEYS
-    for turn in answer["turns"]:
+    for turn in answer.get("turns", ()):
         assert list(turn) == TURN_KEYS
+    for finding in answer["diagnostics"]:
+        assert list(finding) == DIAGNOSTIC_KEYS
     assert_pins_order(answer["pins"])
     for refusal in answer["refusals"]:
         assert list(refusal) == REFUSAL_KEYS
@@ -468,6 +474,41 @@ async def test_anthropic_stats_end_with_system_chars(client):
 async def test_every_swagger_example_is_planned(client, name):
     answer = await plan_ok(client, PLAN_EXAMPLES[name]["value"])
     assert answer["engaged"] is True and answer["evicted"]
+
+
+async def test_swagger_example_with_a_notice_after_the_system_prompt(client):
+    """window.md §9.2: the system message is the envelope (L = 1), the request is turn 1, and the
+    span (turns 2–3) leaves on the kept-request path with the rich notice after the request."""
+    body = PLAN_EXAMPLES["openai-notice-after-system"]["value"]
+    answer = await plan_ok(client, body)
+    messages = body["messages"]
+    check(
+        answer,
+        {
+            "engaged": True,
+            "req": (1, 1),
+            "held": "se cr EV EV ikw ikw",
+            "ref": [("se", 0, 0), ("cr", 1, 1), ("ikw", 4, 6), ("ikw", 5, 8)],
+            "ev": [2, 3, 4, 5],
+            "dtn": ["read_file", "run_tests"],
+            "notice": (
+                "[dropped history — 4 earlier message(s) were removed from this window at "
+                "iteration 7 by the 'sliding-window' strategy of the context planner. Your "
+                "current request is kept: it is still above this line, and no strategy may "
+                "remove it. Tool results are among them (read_file, run_tests): call the tool "
+                "again if you need that output; do not rebuild ids or values from memory. They "
+                "were not summarized; they are simply not re-sent.]"
+            ),
+        },
+    )
+    notice = answer["notice"]
+    assert (notice["rung"], notice["window_index"]) == ("rich", 2)
+    assert answer["window"] == [
+        *messages[:2],
+        {"role": "user", "content": notice["content"]},
+        *messages[6:],
+    ]
+    assert answer["diagnostics"] == []
 
 
 async def test_swagger_example_native(client):

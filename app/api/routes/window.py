@@ -24,10 +24,11 @@ from app.api.schemas.common import system_chars
 from app.api.schemas.window import PlanRequest, PlanResponse, strategy_error_locs
 from app.api.transcript import read_ledger_and_transcript
 from app.core import plan_types as plan
+from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
 from app.core.window import plan_window
 from app.errors import FieldError
-from app.formats import write_window
+from app.formats import non_text_part_predicate, write_window
 
 router = APIRouter(tags=["window"])
 
@@ -60,23 +61,26 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
     started = time.perf_counter()
     body, options, format_name, messages = read_plan_request(raw, max_messages)
     result = plan_window(messages, options)
+    found = diagnose(messages, non_text_part_predicate(raw["messages"], format_name))
     content: dict[str, Any] = {
         "format": format_name,
         "strategy": result.strategy,
         "engaged": result.engaged,
         "current_request": result.current_request,
-        "turns": result.turns,
-        "kept": result.kept,
-        "evicted": result.evicted,
-        "evicted_messages": result.evicted_messages,
-        "pins": result.pins,
-        "refusals": result.refusals,
-        "notice": result.notice,
-        "stats": result.stats,
-        "dropped_tool_names": result.dropped_tool_names,
-        "dropped_standings": result.dropped_standings,
-        "record": result.record,
     }
+    if body.include_turns:
+        content["turns"] = result.turns
+        content["kept"] = result.kept
+        content["evicted"] = result.evicted
+    content["evicted_messages"] = result.evicted_messages
+    content["pins"] = result.pins
+    content["refusals"] = result.refusals
+    content["notice"] = result.notice
+    content["stats"] = result.stats
+    content["dropped_tool_names"] = result.dropped_tool_names
+    content["dropped_standings"] = result.dropped_standings
+    content["diagnostics"] = found
+    content["record"] = result.record
     if format_name == "anthropic":
         stats = orjson.loads(orjson.dumps(result.stats))
         stats["system_chars"] = system_chars(body.system)
@@ -128,13 +132,10 @@ def core_options(body: PlanRequest, ledger: tuple[StandingRow, ...] | None) -> p
     if body.strategy.kind == "sliding-window":
         strategy = plan.SlidingWindow(keep_recent_turns=body.strategy.keep_recent_turns)
     else:
-        measured = body.strategy.measured
         strategy = plan.TokenBudget(
             threshold_tokens=body.strategy.threshold_tokens,
             keep_recent_turns=body.strategy.keep_recent_turns,
-            measured=plan.Measured(measured.input_tokens, measured.output_tokens)
-            if measured
-            else None,
+            measured=body.strategy.measured,
         )
     return plan.PlanOptions(
         strategy=strategy,

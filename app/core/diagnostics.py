@@ -1,0 +1,134 @@
+"""Diagnostics: what in the transcript as sent a provider would refuse, or looks like a mistake.
+
+The plan is computed on the transcript exactly as sent: an input that is already broken is planned
+as it is and reported here, never repaired, because a repair would be a decision the agent did not
+ask for and could not see. Each finding names the caller message that carries its subject, so an
+agent can fix its own history. Diagnostics read the transcript only; they never change a decision
+of the plan (the route computes them beside it, not inside it).
+
+What counts as a non-text part (an image, a file, audio, a document) is the wire format's
+knowledge, so `diagnose` asks the reader's predicate for the one rule that needs it; everything
+else is read from the core messages, so the findings are the same in every format for the same
+core transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.messages import Message
+
+DiagnosticCode = Literal[
+    "orphan-result",
+    "result-outside-its-turn",
+    "duplicate-result",
+    "unanswered-call",
+    "empty-message",
+    "more-diagnostics",
+]
+
+# The report order within one message: the order of the table in window.md §13.
+CODE_ORDER: dict[DiagnosticCode, int] = {
+    "orphan-result": 0,
+    "result-outside-its-turn": 1,
+    "duplicate-result": 2,
+    "unanswered-call": 3,
+    "empty-message": 4,
+}
+LISTED_DIAGNOSTICS = 100
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: its code, the caller index of the message it is about, one sentence."""
+
+    code: DiagnosticCode
+    message_index: int | None
+    detail: str
+
+
+def never_has_parts(message: Message) -> bool:
+    """The predicate of a format whose messages carry text alone (native)."""
+    return False
+
+
+def diagnose(
+    messages: Sequence[Message],
+    has_non_text_part: Callable[[Message], bool] = never_has_parts,
+) -> tuple[Diagnostic, ...]:
+    """Every finding of window.md §13, ordered by message index then code, at most 101 entries.
+
+    `has_non_text_part(m)` tells whether a `user` or `system` message with no text still carries
+    a part its format reads (so it is not empty).
+    """
+    found: list[tuple[int, int, int, Diagnostic]] = []  # (index, code order, seen, finding)
+
+    def add(code: DiagnosticCode, message_index: int, detail: str) -> None:
+        found.append(
+            (message_index, CODE_ORDER[code], len(found), Diagnostic(code, message_index, detail))
+        )
+
+    call_turns: dict[str, int] = {}  # call id -> the turn of its latest call so far
+    answered_by_result: set[str] = set()
+    answered: set[str] = set()
+    calling: list[tuple[int, int, Message]] = []  # (turn, caller index, message) making calls
+    turn = -1
+    for position, message in enumerate(messages):
+        role = message.role
+        if role != "tool" or turn < 0:
+            turn += 1
+        index = position if message.source is None else message.source
+        if role == "tool":
+            call_id = message.tool_call_id
+            if not call_id:
+                continue
+            answered.add(call_id)
+            if message.not_dispatched:
+                continue
+            call_turn = call_turns.get(call_id)
+            if call_turn is None:
+                add("orphan-result", index, f"the result for '{call_id}' answers no earlier call")
+            elif call_turn != turn:
+                add(
+                    "result-outside-its-turn",
+                    index,
+                    f"the result for '{call_id}' is not in the turn of its call: another "
+                    "message stands between the call and this result",
+                )
+            if call_id in answered_by_result:
+                add("duplicate-result", index, f"'{call_id}' was already answered by a result")
+            answered_by_result.add(call_id)
+        elif message.tool_calls:
+            for call in message.tool_calls:
+                call_turns[call.id] = turn
+            calling.append((turn, index, message))
+        elif (
+            (role == "user" or role == "system")
+            and not message.content
+            and not has_non_text_part(message)
+        ):
+            add(
+                "empty-message",
+                index,
+                f"the {role} message has no text and no image, file, audio or document part: "
+                "its content is absent, empty, or in a shape the format used does not read",
+            )
+    for call_turn, index, message in calling:
+        if call_turn == turn:  # the transcript's last turn may still be waiting for its results
+            continue
+        for call in message.tool_calls:
+            if call.id not in answered:
+                add(
+                    "unanswered-call",
+                    index,
+                    f"the call '{call.id}' ({call.name}) is never answered, "
+                    "and later messages follow it",
+                )
+    found.sort()
+    listed = tuple(entry[3] for entry in found[:LISTED_DIAGNOSTICS])
+    more = len(found) - LISTED_DIAGNOSTICS
+    if more <= 0:
+        return listed
+    return (*listed, Diagnostic("more-diagnostics", None, f"{more} more findings not listed"))
