@@ -18,15 +18,28 @@ way) while costing 2.3 MiB of resident memory in every replica (`docs/performanc
 
 from __future__ import annotations
 
+import sys
+
 import uvicorn
 
 from app.logs import configure_logging
-from app.settings import Settings
+from app.settings import SettingsError, load_settings
+
+# The exit status of a start refused for a bad setting (a usage error, as for a bad option).
+BAD_SETTING_STATUS = 2
 
 
 def main(app_path: str = "app.main:app") -> None:
-    """Serve the ASGI app at `app_path` (the benchmark serves its own app this same way)."""
-    settings = Settings()
+    """Serve the ASGI app at `app_path` (the benchmark serves its own app this same way).
+
+    A bad `CWP_` variable ends the process before anything is served, with one line on stderr
+    naming the variable, its value and what it should hold, and exit status 2.
+    """
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(f"Context Window Planner: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(BAD_SETTING_STATUS) from None
     configure_logging(settings.log_level, settings.log_format)
     print(
         f"Context Window Planner on http://{settings.host}:{settings.port} "

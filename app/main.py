@@ -21,7 +21,7 @@ from app.api.problems import Problem, install_problem_handlers
 from app.api.routes import cap, kept, offer, service, window
 from app.lifecycle import Lifecycle
 from app.logs import stamp_request_ids
-from app.settings import Settings
+from app.settings import Settings, load_settings
 
 DESCRIPTION = """\
 A stateless planner an LLM agent calls before every model request to decide what stays in its
@@ -55,7 +55,7 @@ def tune_garbage_collector() -> None:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings()
+    settings = settings or load_settings()
     tune_garbage_collector()
     stamp_request_ids()
     lifecycle = Lifecycle()

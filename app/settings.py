@@ -2,13 +2,18 @@
 
 Every limit the service enforces is a setting, so an operator can raise one without a rebuild, and
 `GET /v1/info` reports the values in force. Defaults are the contract's (`api.md` §limits).
+
+`load_settings` reads them and, when a variable holds a value the service cannot use, raises
+`SettingsError` naming the variable, its value and what is expected, in one line (`python -m app`
+prints it and exits with status 2), rather than pydantic's report in field names.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import Field
+from pydantic import Field, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -64,3 +69,51 @@ class Settings(BaseSettings):
         "while it arrives; past it the connection gets a 400 and is closed, so a client cannot "
         "grow the server's memory by never ending its headers.",
     )
+
+
+class SettingsError(ValueError):
+    """A `CWP_` variable holds a value the service cannot use; the message is one line."""
+
+
+def load_settings() -> Settings:
+    """The settings from the environment, or `SettingsError` naming every bad variable."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        raise SettingsError(describe_settings_error(error)) from None
+
+
+def describe_settings_error(error: ValidationError) -> str:
+    """One line: each bad variable with the value it holds and what it should hold."""
+    prefix = Settings.model_config.get("env_prefix", "")
+    problems: dict[str, str] = {}
+    for item in error.errors(include_url=False):
+        name = str(item["loc"][0]) if item["loc"] else ""
+        field = Settings.model_fields.get(name)
+        variable = f"{prefix}{name}".upper()
+        if variable in problems:
+            continue
+        expected = expected_value(field) if field is not None else item["msg"]
+        problems[variable] = f"{variable}={item.get('input')!r}: expected {expected}"
+    noun = "setting" if len(problems) == 1 else "settings"
+    return f"invalid {noun}: " + "; ".join(problems.values())
+
+
+_KINDS = {int: "an integer", float: "a number", str: "text", bool: "true or false"}
+
+
+def expected_value(field: FieldInfo) -> str:
+    """What a field accepts, in words: `an integer from 0 to 65535`, `one of json, text`."""
+    if get_origin(field.annotation) is Literal:
+        return "one of " + ", ".join(str(choice) for choice in get_args(field.annotation))
+    kind = _KINDS.get(field.annotation, "a valid value")  # type: ignore[arg-type]
+    bounds: dict[str, Any] = {}
+    for constraint in field.metadata:
+        for bound in ("ge", "gt", "le", "lt"):
+            if getattr(constraint, bound, None) is not None:
+                bounds[bound] = getattr(constraint, bound)
+    if "ge" in bounds and "le" in bounds:
+        return f"{kind} from {bounds['ge']} to {bounds['le']}"
+    words = {"ge": "of at least", "gt": "greater than", "le": "of at most", "lt": "less than"}
+    described = [f"{words[bound]} {value}" for bound, value in bounds.items()]
+    return " ".join([kind, " and ".join(described)]) if described else kind

@@ -1,7 +1,9 @@
 """Prometheus metrics: one registry per app, so tests and replicas never share counters.
 
 Routes are labelled by their path template (`/v1/window/plan`), never the raw path, so a scan of
-random URLs cannot grow the number of series: anything unmatched is labelled `unmatched`.
+random URLs cannot grow the number of series: anything unmatched is labelled `unmatched`. A body
+refused from its declared length, answered before the app routes it, is labelled by the route the
+router would have chosen (`app.api.middleware`), like a chunked body refused while it streams in.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ Written as plain ASGI so it sees every request, including those refused before r
 body limit can count bytes as they stream in: a body over the limit (declared or chunked) is
 answered 413 without ever being held whole in memory, and the connection is closed with the answer,
 so the rest of the body is not read either.
+
+A body refused from its declared length is answered before the app routes it (the app is not run:
+an endpoint would size its buffer from that length), so the middleware finds the route itself, by
+the router's own matching, and counts the refusal under the route as it counts a chunked one.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import uuid
 from contextvars import ContextVar
 from typing import Any
 
+from fastapi.routing import APIRoute, iter_route_contexts
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.metrics import Metrics
@@ -90,6 +96,7 @@ class ServiceMiddleware:
         try:
             declared = _content_length(scope)
             if declared is not None and declared > limit:
+                _select_route(scope)
                 error = BodyTooLarge(limit)
                 await _send_problem(tracking_send, error, request_id)
             else:
@@ -144,6 +151,29 @@ def _content_length(scope: Scope) -> int | None:
             except ValueError:
                 return None
     return None
+
+
+def _select_route(scope: Scope) -> None:
+    """Put in `scope["route"]` the route the app's router would choose for this request (the first
+    full match, else the first whose path matches but not its method), without running it.
+
+    Only what the router itself records is recorded: a path operation (an `APIRoute`), so the
+    label is the one the request would have had if routed. Matching reads a copy of the scope.
+    """
+    routes = getattr(getattr(scope.get("app"), "router", None), "routes", None)
+    if not routes:
+        return
+    probe = dict(scope)
+    chosen: Any = None
+    for context in iter_route_contexts(routes):
+        match, _ = context.matches(probe)
+        if match == Match.FULL:
+            chosen = context.original_route
+            break
+        if match == Match.PARTIAL and chosen is None:
+            chosen = context.original_route
+    if isinstance(chosen, APIRoute):
+        scope["route"] = chosen
 
 
 def _route_template(scope: Scope) -> str:
