@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
+from app.core.defaults import DEFAULT_OFFER_LIMIT
 from app.core.ledger import RETIRING, Standing, StandingRow
 from app.core.messages import Message, is_result
 from app.core.names import first_call_names, name_of
@@ -169,7 +170,7 @@ def offer(
     messages: Sequence[Message],
     fold: Mapping[str, StandingRow],
     previous_batch: Iterable[BatchEntry] = (),
-    limit: int = 32,
+    limit: int = DEFAULT_OFFER_LIMIT,
 ) -> Offer:
     """The offer for a committed transcript (marks included) and the ledger fold.
 

@@ -18,6 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Literal, TypedDict, TypeVar
 
+from app.core.defaults import (
+    DEFAULT_ITERATION,
+    DEFAULT_KEEP_LAST_TOOL_RESULTS,
+    DEFAULT_KEEP_LEDGER_FACTS,
+    DEFAULT_KEEP_RECENT_TURNS,
+)
 from app.core.ledger import Standing, StandingRow
 
 RefusalReason = Literal[
@@ -44,7 +50,7 @@ StrategyKind = Literal["sliding-window", "token-budget"]
 class SlidingWindow:
     """Act whenever the transcript holds more turns than the keep window."""
 
-    keep_recent_turns: int = 6
+    keep_recent_turns: int = DEFAULT_KEEP_RECENT_TURNS
 
     @property
     def kind(self) -> StrategyKind:
@@ -64,7 +70,7 @@ class TokenBudget:
     """Act when the provider measured more input tokens than the threshold."""
 
     threshold_tokens: float
-    keep_recent_turns: int = 6
+    keep_recent_turns: int = DEFAULT_KEEP_RECENT_TURNS
     measured: Measured | None = None
 
     @property
@@ -96,13 +102,16 @@ class PlanOptions:
     """Every option of a plan. `ledger` None means absent: ledger-fact pins are off."""
 
     strategy: Strategy = SlidingWindow()
-    keep_last_tool_results: int = 2
+    keep_last_tool_results: int = DEFAULT_KEEP_LAST_TOOL_RESULTS
     ledger: tuple[StandingRow, ...] | None = None
-    keep_ledger_facts: int = 4
+    keep_ledger_facts: int = DEFAULT_KEEP_LEDGER_FACTS
     request_text: str | None = None
     paused: Paused | None = None
-    iteration: int = 1
+    iteration: int = DEFAULT_ITERATION
     prior_records: tuple[PriorRecord, ...] = ()
+    # Characters of a system prompt sent outside the transcript (Anthropic's top-level `system`);
+    # None when the format has none, so the stats leave the count out.
+    system_chars: int | None = None
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -189,6 +198,13 @@ class Stats:
     chars_before: int
     chars_after: int
     removed_message_count: int
+
+
+@dataclass(frozen=True)
+class StatsWithSystem(Stats):
+    """The stats of a format whose system prompt is outside the transcript: its characters too."""
+
+    system_chars: int
 
 
 class DroppedStanding(TypedDict):

@@ -77,15 +77,6 @@ SystemPrompt = Annotated[
 ]
 
 
-def system_chars(system: Any) -> int:
-    """Characters of the Anthropic top-level system prompt (its text blocks joined)."""
-    if system is None:
-        return 0
-    if isinstance(system, str):
-        return len(system)
-    return sum(len(block.text) for block in system)
-
-
 # A request that names a format other than Anthropic must not send a top-level `system` (the rule
 # of `app.api.transcript`), stated in the document of every request that takes both fields.
 SYSTEM_ONLY_WITH_ANTHROPIC: dict[str, Any] = {

@@ -13,7 +13,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from app.api import defaults
 from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
@@ -24,6 +23,7 @@ from app.api.schemas.common import (
     SystemPrompt,
 )
 from app.api.types import PositiveWhole
+from app.core import defaults
 from app.core.ledger import Standing
 
 

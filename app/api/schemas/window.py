@@ -22,7 +22,6 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from app.api import defaults
 from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
@@ -33,7 +32,7 @@ from app.api.schemas.common import (
     SystemPrompt,
 )
 from app.api.types import NonNegativeWhole, PositiveWhole, json_number
-from app.core import usage
+from app.core import defaults, usage
 from app.core.diagnostics import DiagnosticCode
 from app.core.ledger import Standing
 from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, StrategyKind

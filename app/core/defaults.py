@@ -1,10 +1,16 @@
-"""Option defaults of every endpoint in one place: the schemas use them, `/v1/info` shows them."""
+"""The default of every option, in one place.
+
+The core's option values (`PlanOptions`, the strategies, the offer) take their defaults from here,
+the HTTP schemas read the same names (so the OpenAPI document shows them), and `/v1/info` reports
+`OPTION_DEFAULTS`, built from them. A default changed here changes everywhere at once; a test
+checks the document and `/v1/info` against these values.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-DEFAULT_FORMAT = "auto"
+DEFAULT_FORMAT: Final = "auto"
 DEFAULT_KEEP_RECENT_TURNS = 6
 DEFAULT_KEEP_LAST_TOOL_RESULTS = 2
 DEFAULT_KEEP_LEDGER_FACTS = 4
