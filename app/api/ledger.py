@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.ledger import STANDINGS, Standing, StandingRow
-from app.core.messages import from_fields
 from app.errors import FieldError, InvalidRequest
 
 STANDING_WORDS = ", ".join(f"'{word}'" for word in STANDINGS)
@@ -83,7 +82,9 @@ def _plain_rows(raw: list[Any]) -> tuple[StandingRow, ...] | None:
             or (ref is not None and type(ref) is not str)
         ):
             return None
-        keep(from_fields(StandingRow, (tool_call_id, standing, tool_name, ref)))
+        keep(
+            StandingRow(tool_call_id=tool_call_id, standing=standing, tool_name=tool_name, ref=ref)
+        )
     return tuple(rows)
 
 

@@ -24,8 +24,6 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from app.core.messages import from_fields
-
 
 class Absent(Enum):
     """The type of `ABSENT`: the item carried no result at all (not even `null`)."""
@@ -50,8 +48,8 @@ class CapOutcome(NamedTuple):
 
     `result` is the value received when it passes (`ABSENT` when the item had none), the marker
     when truncated. `chars` is the measured size of the value received, in both cases. A named
-    tuple, like the core messages: one is built per result, in 0.26 µs against 0.9 µs for a
-    frozen dataclass.
+    tuple, like the core messages: one is built per result, in 0.35 µs against 0.57 µs for a
+    frozen dataclass (both with keywords).
     """
 
     truncated: bool
@@ -140,8 +138,8 @@ def cap_result(tool_name: str, result: Any, cap: int) -> CapOutcome:
     text = measured_text(result)
     n = len(text)
     if n <= cap:
-        return from_fields(CapOutcome, (False, n, result))
-    return from_fields(CapOutcome, (True, n, marker_for(text, tool_name, cap)))
+        return CapOutcome(truncated=False, chars=n, result=result)
+    return CapOutcome(truncated=True, chars=n, result=marker_for(text, tool_name, cap))
 
 
 def is_truncated(value: Any) -> bool:

@@ -19,8 +19,9 @@ from typing import Literal, NamedTuple
 
 Role = Literal["system", "user", "assistant", "tool"]
 
-# A named tuple from all its fields in order, with no Python-level call. Nothing checks the count:
-# use it only where every field is written out.
+# A named tuple from all its fields in order, with no Python-level call. Nothing checks the count
+# at run time: use it only in the wire readers' hot loops, with every field written out as a tuple
+# literal (tests/test_from_fields.py fails naming each call site whose count is not the type's).
 from_fields = tuple.__new__
 
 
@@ -64,3 +65,9 @@ def caller_index(messages: list[Message] | tuple[Message, ...], index: int) -> i
 def is_result(message: Message) -> bool:
     """A tool message that ran: a `not_dispatched` one answers its call but holds nothing."""
     return message.role == "tool" and not message.not_dispatched
+
+
+def is_result_message(message: Message) -> bool:
+    """A *result message* (window.md §2): it ran and names the call it answers; the only
+    messages pins, standings and the offer read."""
+    return is_result(message) and bool(message.tool_call_id)

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from app.core.messages import Message, from_fields
+from app.core.messages import Message
 from app.core.names import remember_call_names
 
 
@@ -56,7 +56,7 @@ def survey(messages: Sequence[Message]) -> Survey:
         role = message.role
         if role != "tool" or turn < 0:
             if turn >= 0:
-                segments.append(from_fields(Segment, (turn, start, position, size)))
+                segments.append(Segment(turn=turn, start=start, end=position, chars=size))
             turn += 1
             start, size = position, 0
         size += len(message.content)  # chars(message), inlined
@@ -73,7 +73,7 @@ def survey(messages: Sequence[Message]) -> Survey:
                 made.append(call.id)
             remember_call_names(call_names, message.tool_calls)
     if messages:
-        segments.append(from_fields(Segment, (turn, start, len(messages), size)))
+        segments.append(Segment(turn=turn, start=start, end=len(messages), chars=size))
     return Survey(
         tuple(segments),
         callers,
