@@ -14,6 +14,11 @@ made no measurable difference to planning (a 50-message plan at 673 against 668 
 medians of ten alternating rounds; the mixed load test served as many requests a second either
 way) while costing 2.3 MiB of resident memory in every replica (`docs/performance.md`,
 `docs/reliability.md`).
+
+The app is served through a factory (`app.main:serve_app`), so nothing is built when a module is
+imported, and this start-up is what applies the garbage collector's process-wide policy
+(`app.api.collector`): the thresholds before uvicorn builds the app, the freeze in the served
+app's lifespan.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import sys
 
 import uvicorn
 
+from app.api.collector import apply_server_gc_policy
 from app.logs import configure_logging
 from app.settings import SettingsError, load_settings
 
@@ -29,8 +35,15 @@ from app.settings import SettingsError, load_settings
 BAD_SETTING_STATUS = 2
 
 
-def main(app_path: str = "app.main:app") -> None:
-    """Serve the ASGI app at `app_path` (the benchmark serves its own app this same way).
+# A factory, not an app object: the app is built in the server, after its collector policy.
+SERVED_APP = "app.main:serve_app"
+
+
+def main(app_path: str = SERVED_APP, *, factory: bool = True) -> None:
+    """Serve the ASGI app that `app_path` names (the benchmark serves its own app this same way).
+
+    With `factory` (the default) `app_path` names a callable taking no arguments that returns the
+    app; without it, the app itself.
 
     A bad `CWP_` variable ends the process before anything is served, with one line on stderr
     naming the variable, its value and what it should hold, and exit status 2.
@@ -46,8 +59,10 @@ def main(app_path: str = "app.main:app") -> None:
         f"— Swagger UI: http://{settings.host}:{settings.port}/docs",
         flush=True,
     )
+    apply_server_gc_policy()
     uvicorn.run(
         app_path,
+        factory=factory,
         host=settings.host,
         port=settings.port,
         workers=1,
@@ -58,8 +73,10 @@ def main(app_path: str = "app.main:app") -> None:
         ws="none",  # no WebSocket routes: the websockets library is not even imported
         h11_max_incomplete_event_size=settings.max_header_bytes,
         limit_concurrency=settings.limit_concurrency,
-        timeout_keep_alive=settings.keep_alive_seconds,
-        timeout_graceful_shutdown=settings.graceful_shutdown_seconds,
+        # uvicorn annotates both as int but uses them as seconds for `loop.call_later` and
+        # `asyncio.wait_for`, which take fractions too; the settings accept `0.5`.
+        timeout_keep_alive=settings.keep_alive_seconds,  # type: ignore[arg-type]
+        timeout_graceful_shutdown=settings.graceful_shutdown_seconds,  # type: ignore[arg-type]
     )
 
 

@@ -1,12 +1,17 @@
-"""The ASGI application: `app.main:app`, built by `create_app(settings)`.
+"""The ASGI application, built by `create_app(settings)`; the server builds it through the
+`app.main:serve_app` factory.
 
 The app wires the HTTP layer together (middleware, problem handlers, routers, the offline Swagger
 UI and the OpenAPI document); it holds no state between requests beyond its settings and metrics.
+
+Nothing is built at import (nor are settings read), and building an app leaves the garbage
+collector alone: its thresholds and its freeze (`app.api.collector`) are process-wide, so they are
+the server's to apply. `python -m app` raises the thresholds itself and serves `serve_app`, whose
+app freezes what start-up built; an app a test or a tool builds keeps the interpreter's collector.
 """
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,6 +19,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app import __version__
+from app.api.collector import freeze_start_up_objects
 from app.api.metrics import create_metrics
 from app.api.middleware import ServiceMiddleware
 from app.api.openapi_doc import build_openapi, register_schema
@@ -42,28 +48,20 @@ TAGS = [
 ]
 
 
-# A plan allocates several objects per message of transcripts of up to 100,000 messages, none of
-# them in reference cycles; at the default thresholds the cyclic collector would run hundreds of
-# times per large request and walk every live object each time a full collection comes due. While
-# request work runs the collector is paused altogether (`app.api.collector`); these thresholds
-# govern the rest.
-GC_THRESHOLDS = (50_000, 20, 100)
+def create_app(settings: Settings | None = None, *, server: bool = False) -> FastAPI:
+    """The app for `settings` (read from the environment when absent).
 
-
-def tune_garbage_collector() -> None:
-    gc.set_threshold(*GC_THRESHOLDS)
-
-
-def create_app(settings: Settings | None = None) -> FastAPI:
+    `server` is for the serving process only: its lifespan then freezes what start-up built.
+    """
     settings = settings or load_settings()
-    tune_garbage_collector()
     stamp_request_ids()
     lifecycle = Lifecycle()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         lifecycle.install(settings.shutdown_drain_seconds)
-        gc.freeze()  # what start-up built lives as long as the process: never scan it again
+        if server:
+            freeze_start_up_objects()
         try:
             yield
         finally:
@@ -103,4 +101,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-app = create_app()
+def serve_app() -> FastAPI:
+    """The app `python -m app` serves: uvicorn calls this factory (`factory=True`)."""
+    return create_app(load_settings(), server=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from typing import Any
 
@@ -14,6 +15,7 @@ from app.__main__ import main
 @pytest.fixture
 def served_with(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     captured: dict[str, Any] = {}
+    thresholds = gc.get_threshold()  # `main` raises them for the server; this process is not one
 
     def fake_run(app_path: str, **options: Any) -> None:
         captured.update(options, app_path=app_path)
@@ -26,6 +28,7 @@ def served_with(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         main()
     finally:
         logging.getLogger().handlers[:] = handlers
+        gc.set_threshold(*thresholds)
     return captured
 
 
@@ -40,6 +43,7 @@ def test_asyncio_loop_and_no_websockets(served_with: dict[str, Any]) -> None:
 
 
 def test_one_worker_with_the_configured_limits(served_with: dict[str, Any]) -> None:
-    assert served_with["app_path"] == "app.main:app"
+    assert served_with["app_path"] == "app.main:serve_app"
+    assert served_with["factory"] is True
     assert served_with["workers"] == 1
     assert served_with["limit_concurrency"] == 7
