@@ -1,5 +1,5 @@
-"""The nesting depth, read from the text or walked over the values, agrees with a plain recursive
-walk, whatever strings hold and however the body escapes them."""
+"""The nesting depth of a parsed body agrees with a plain recursive walk, whatever strings hold
+and however the body escapes them, and stops counting past the limit."""
 
 from __future__ import annotations
 
@@ -9,14 +9,8 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.api.body import (
-    BYTES_PER_WALKED_CONTAINER,
-    SLICE_BYTES,
-    nesting_depth,
-    text_depth,
-    walked_depth,
-    without,
-)
+from app.api.body import nesting_depth, parse_json
+from app.api.problems import ProblemError
 
 # Every byte that can follow a backslash in an escape is here (`/`, `b`, `f`, `n`, `r`, `t`, `u`
 # as letters and as the control characters they stand for), beside brackets and quotes.
@@ -54,47 +48,28 @@ def test_depth_equals_the_reference_walk(value, encoding):
     body = encoded(value, encoding)
     assert orjson.loads(body) == value
     expected = reference_depth(value)
-    assert nesting_depth(body, value, 64) == expected
-    assert nesting_depth(bytearray(body), value, 64) == expected
-    assert text_depth(body, 64) == expected
-    assert text_depth(bytearray(body), 64) == expected
-    assert walked_depth(value, 64, 10**9) == expected
+    assert nesting_depth(value, 64) == expected
+    assert nesting_depth(orjson.loads(bytearray(body)), 64) == expected
 
 
 def test_brackets_and_escaped_quotes_in_strings_do_not_count():
     body = rb'{"a": "]]]\"[[", "b": [{"c": ["\\", "\u005b", "{"]}]}'
-    assert text_depth(body, 64) == 4
-    assert walked_depth(orjson.loads(body), 64, 10**9) == 4
-    assert nesting_depth(body, orjson.loads(body), 64) == 4
+    assert nesting_depth(orjson.loads(body), 64) == 4
+    assert parse_json(body, 4) == orjson.loads(body)
 
 
 def test_counting_stops_past_the_limit():
-    body = b"[" * 1000 + b"]" * 1000
-    assert text_depth(body, 64) == 65
-    assert walked_depth(orjson.loads(body), 64, 10**9) == 65
+    value = orjson.loads(b"[" * 1000 + b"]" * 1000)
+    assert nesting_depth(value, 64) == 65
+    assert nesting_depth([0] * 100_000 + [[]], 64) == 2  # scalars are not counted
 
 
-def test_the_walk_gives_up_past_its_allowance():
-    value = [{}, {}, [[{}]]]  # six containers in all
-    assert walked_depth(value, 64, 6) == 4
-    assert walked_depth(value, 64, 5) is None
-    assert walked_depth([0] * 100_000 + [[]], 64, 2) == 2  # scalars are not counted
-
-
-def test_a_body_dense_with_containers_is_read_even_with_an_escape():
-    body = b"[" + b",".join([b"{}"] * 1000) + b',"\\n"]'
-    value = orjson.loads(body)
-    assert walked_depth(value, 64, len(body) // BYTES_PER_WALKED_CONTAINER) is None
-    assert nesting_depth(body, value, 64) == 2
-
-
-def test_a_bytearray_is_read_whole_across_its_slices():
-    # Strings full of brackets, quotes and backslashes span several slices, and the deepest
-    # nesting comes last, so a slice left out or cut short changes the answer.
-    filler = '][}{"\\' * (SLICE_BYTES // 5)
-    value = [filler, {"a": [filler, [filler]]}, [[[[[[filler, '"]\\']]]]]]]
-    body = orjson.dumps(value)
-    assert len(body) > 3 * SLICE_BYTES
-    assert text_depth(bytearray(body), 64) == text_depth(body, 64) == reference_depth(value) == 7
-    for delete in (b"[]", b'"\\', bytes(range(256))):
-        assert without(bytearray(body), delete) == body.translate(None, delete)
+def test_a_body_deeper_than_the_limit_is_refused():
+    body = b"[" * 65 + b"]" * 65
+    try:
+        parse_json(body, 64)
+    except ProblemError as problem:
+        assert problem.status == 422
+    else:
+        raise AssertionError("a body nested 65 deep was accepted")
+    assert parse_json(b"[" * 64 + b"]" * 64, 64) is not None

@@ -1,7 +1,8 @@
 """Every error status of the service as problem+json, exercised on a small probe route.
 
-The probe route uses the same body machinery as the real endpoints (`handle_json_body`), so these
-tests pin the envelope: 400, 413 (declared and chunked), 415, 422 (fields and depth), 500, 503.
+The probe route uses the same body machinery as the real endpoints (the `JsonBody` dependency), so
+these tests pin the envelope: 400, 413 (declared and chunked), 415, 422 (fields and depth), 500,
+503.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import pytest
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, StrictInt
 
-from app.api.body import handle_json_body, raise_if_any, validate_model
+from app.api.body import raise_if_any, validate_model
+from app.api.dependencies import JsonBody
 from app.api.responses import json_response
 from app.main import create_app
 from app.settings import Settings
@@ -31,7 +33,7 @@ class Probe(BaseModel):
 def probe_app(**settings):
     app = create_app(Settings(**settings))
 
-    async def probe(request: Request):
+    async def probe(received: JsonBody):
         def handle(raw):
             errors = []
             body = validate_model(Probe, raw, errors)
@@ -39,7 +41,7 @@ def probe_app(**settings):
             time.sleep(body.sleep)
             return json_response({"count": body.count})
 
-        return await handle_json_body(request, handle)
+        return await received.answer(handle)
 
     async def explode(request: Request):
         raise RuntimeError("secret internal detail")

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
+from app.api.body import raise_if_any, require_object, validate_model
+from app.api.dependencies import JsonBody, MetricsDep
 from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS
@@ -43,13 +44,8 @@ router = APIRouter(tags=["cap"])
     responses=BODY_ERRORS,
     openapi_extra=documented_body(CapRequest, CAP_EXAMPLES),
 )
-async def cap_route(request: Request) -> Response:
-    metrics = request.app.state.metrics
-
-    def handle(raw: Any) -> Response:
-        return cap_answer(raw, metrics)
-
-    return await handle_json_body(request, handle)
+async def cap_route(body: JsonBody, metrics: MetricsDep) -> Response:
+    return await body.answer(lambda raw: cap_answer(raw, metrics))
 
 
 def cap_answer(raw: Any, metrics: Metrics) -> Response:

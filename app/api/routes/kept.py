@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
+from app.api.body import raise_if_any, require_object, validate_model
+from app.api.dependencies import JsonBody
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
@@ -49,8 +50,8 @@ RequestT = TypeVar("RequestT", bound=BaseModel)
     responses=BODY_ERRORS,
     openapi_extra=documented_body(KeepRequest, KEEP_EXAMPLES),
 )
-async def keep_route(request: Request) -> Response:
-    return await handle_json_body(request, keep_answer)
+async def keep_route(body: JsonBody) -> Response:
+    return await body.answer(keep_answer)
 
 
 @router.post(
@@ -64,8 +65,8 @@ async def keep_route(request: Request) -> Response:
     responses=BODY_ERRORS,
     openapi_extra=documented_body(UseRequest, USE_EXAMPLES),
 )
-async def use_route(request: Request) -> Response:
-    return await handle_json_body(request, use_answer)
+async def use_route(body: JsonBody) -> Response:
+    return await body.answer(use_answer)
 
 
 @router.post(
@@ -80,8 +81,8 @@ async def use_route(request: Request) -> Response:
     responses=BODY_ERRORS,
     openapi_extra=documented_body(LookupRequest, LOOKUP_EXAMPLES),
 )
-async def lookup_route(request: Request) -> Response:
-    return await handle_json_body(request, lookup_answer)
+async def lookup_route(body: JsonBody) -> Response:
+    return await body.answer(lookup_answer)
 
 
 def keep_answer(raw: Any) -> Response:

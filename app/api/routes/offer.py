@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
+from app.api.body import raise_if_any, require_object, validate_model
+from app.api.dependencies import JsonBody, SettingsDep
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
@@ -43,13 +44,8 @@ router = APIRouter(tags=["offer"])
     responses=BODY_ERRORS,
     openapi_extra=documented_body(OfferRequest, OFFER_EXAMPLES),
 )
-async def offer_route(request: Request) -> Response:
-    max_messages = request.app.state.settings.max_messages
-
-    def handle(raw: Any) -> Response:
-        return offer_answer(raw, max_messages)
-
-    return await handle_json_body(request, handle)
+async def offer_route(body: JsonBody, settings: SettingsDep) -> Response:
+    return await body.answer(lambda raw: offer_answer(raw, settings.max_messages))
 
 
 def offer_answer(raw: Any, max_messages: int) -> Response:

@@ -18,9 +18,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
 from app import __version__
-from app.api.defaults import OPTION_DEFAULTS
+from app.api.dependencies import LifecycleDep, MetricsDep, SettingsDep
 from app.api.problems import PLAIN_ERRORS, problem_responses
 from app.api.responses import json_response
+from app.core.defaults import OPTION_DEFAULTS
 
 SWAGGER_ASSETS = str(files("fastapi_offline") / "static")
 ASSETS_PATH = "/docs/assets"
@@ -51,16 +52,15 @@ async def healthz() -> Response:
     summary="Readiness",
     responses={503: {"model": Health, "description": "Shutting down: send no new requests."}},
 )
-async def readyz(request: Request) -> Response:
+async def readyz(lifecycle: LifecycleDep) -> Response:
     """200 once started; 503 from the moment shutdown begins."""
-    if request.app.state.lifecycle.shutting_down:
+    if lifecycle.shutting_down:
         return Response(b'{"status":"shutting-down"}', 503, media_type="application/json")
     return json_response({"status": "ready"})
 
 
 @router.get("/v1/info", response_model=Info, summary="Name, version, limits and option defaults")
-async def info(request: Request) -> Response:
-    settings = request.app.state.settings
+async def info(settings: SettingsDep) -> Response:
     return json_response(
         {
             "name": "context-window-planner",
@@ -86,9 +86,8 @@ async def info(request: Request) -> Response:
     response_class=Response,
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
 )
-async def metrics(request: Request) -> Response:
-    registry = request.app.state.metrics.registry
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+async def metrics(collected: MetricsDep) -> Response:
+    return Response(generate_latest(collected.registry), media_type=CONTENT_TYPE_LATEST)
 
 
 @router.get("/docs", include_in_schema=False)

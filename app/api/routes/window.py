@@ -12,15 +12,15 @@ from collections import Counter
 from typing import Any
 
 import orjson
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.body import handle_json_body, raise_if_any, require_object, validate_model
+from app.api.body import raise_if_any, require_object, validate_model
+from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
 from app.api.examples import PLAN_EXAMPLES
 from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_body
 from app.api.problems import BODY_ERRORS, pydantic_errors
-from app.api.schemas.common import system_chars
 from app.api.schemas.window import PlanRequest, PlanResponse, strategy_error_locs
 from app.api.transcript import read_ledger_and_transcript
 from app.core import plan_types as plan
@@ -28,7 +28,7 @@ from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
 from app.core.window import plan_window
 from app.errors import FieldError
-from app.formats import non_text_part_predicate, write_window
+from app.formats import non_text_part_predicate, system_prompt_chars, write_window
 
 router = APIRouter(tags=["window"])
 
@@ -47,14 +47,8 @@ router = APIRouter(tags=["window"])
     responses=BODY_ERRORS,
     openapi_extra=documented_body(PlanRequest, PLAN_EXAMPLES),
 )
-async def plan_route(request: Request) -> Response:
-    settings = request.app.state.settings
-    metrics = request.app.state.metrics
-
-    def handle(raw: Any) -> Response:
-        return plan_answer(raw, settings.max_messages, metrics)
-
-    return await handle_json_body(request, handle)
+async def plan_route(body: JsonBody, settings: SettingsDep, metrics: MetricsDep) -> Response:
+    return await body.answer(lambda raw: plan_answer(raw, settings.max_messages, metrics))
 
 
 def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
@@ -81,10 +75,6 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
     content["dropped_standings"] = result.dropped_standings
     content["diagnostics"] = found
     content["record"] = result.record
-    if format_name == "anthropic":
-        stats = orjson.loads(orjson.dumps(result.stats))
-        stats["system_chars"] = system_chars(body.system)
-        content["stats"] = stats
     if body.include_window:
         notice = result.notice.content if result.notice else None
         content["window"] = write_window(
@@ -111,7 +101,8 @@ def read_plan_request(
     raise_if_any(errors)
     assert body is not None and transcript is not None
     format_name, messages = transcript
-    return body, core_options(body, ledger), format_name, messages
+    system_chars = system_prompt_chars(raw.get("system"), format_name)
+    return body, core_options(body, ledger, system_chars), format_name, messages
 
 
 def validate_model_with_strategy(
@@ -127,7 +118,9 @@ def validate_model_with_strategy(
     return body
 
 
-def core_options(body: PlanRequest, ledger: tuple[StandingRow, ...] | None) -> plan.PlanOptions:
+def core_options(
+    body: PlanRequest, ledger: tuple[StandingRow, ...] | None, system_chars: int | None
+) -> plan.PlanOptions:
     strategy: plan.Strategy
     if body.strategy.kind == "sliding-window":
         strategy = plan.SlidingWindow(keep_recent_turns=body.strategy.keep_recent_turns)
@@ -149,6 +142,7 @@ def core_options(body: PlanRequest, ledger: tuple[StandingRow, ...] | None) -> p
             plan.PriorRecord(record.removed_message_count, tuple(r.reason for r in record.refusals))
             for record in body.prior_records or ()
         ),
+        system_chars=system_chars,
     )
 
 

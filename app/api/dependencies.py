@@ -1,0 +1,57 @@
+"""What a route receives from the app: its settings, metrics, lifecycle and the request's body.
+
+Routes declare these as parameters (`settings: SettingsDep`, `metrics: MetricsDep`,
+`body: JsonBody`) instead of reading `request.app.state` themselves, so each route says in its
+signature what it uses, and the app's state is read in this one module.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.api.body import ReceivedBody, read_body, require_json_content_type
+from app.api.deadline import WorkSlots
+from app.api.metrics import Metrics
+from app.lifecycle import Lifecycle
+from app.settings import Settings
+
+
+def app_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def app_metrics(request: Request) -> Metrics:
+    metrics: Metrics = request.app.state.metrics
+    return metrics
+
+
+def app_lifecycle(request: Request) -> Lifecycle:
+    lifecycle: Lifecycle = request.app.state.lifecycle
+    return lifecycle
+
+
+def large_body_slots(request: Request) -> WorkSlots:
+    """The app's slots for work on large bodies, made on first use."""
+    state = request.app.state
+    slots: WorkSlots | None = getattr(state, "large_body_slots", None)
+    if slots is None:
+        slots = state.large_body_slots = WorkSlots(state.settings.large_body_slots)
+    return slots
+
+
+SettingsDep = Annotated[Settings, Depends(app_settings)]
+MetricsDep = Annotated[Metrics, Depends(app_metrics)]
+LifecycleDep = Annotated[Lifecycle, Depends(app_lifecycle)]
+
+
+async def receive_json_body(request: Request, settings: SettingsDep) -> ReceivedBody:
+    """415 unless the body is JSON, then the body read whole (parsed when worked on)."""
+    require_json_content_type(request.headers.get("content-type"))
+    body = await read_body(request)
+    return ReceivedBody([body], settings, lambda: large_body_slots(request))
+
+
+JsonBody = Annotated[ReceivedBody, Depends(receive_json_body)]
