@@ -136,7 +136,7 @@ class ServiceMiddleware:
 def _request_id(scope: Scope) -> str:
     for name, value in scope["headers"]:
         if name == b"x-request-id":
-            candidate = value.decode("latin-1")
+            candidate: str = value.decode("latin-1")
             if _SAFE_REQUEST_ID.fullmatch(candidate):
                 return candidate
             break

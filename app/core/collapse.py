@@ -18,7 +18,7 @@ from typing import Literal
 import orjson
 
 from app.core.ledger import RETIRING, Standing, StandingRow
-from app.core.messages import Message, is_result
+from app.core.messages import Message, is_result_message
 
 CollapseMode = Literal["ledger-and-facts", "ledger-only"]
 COLLAPSE_MODES: tuple[CollapseMode, ...] = ("ledger-and-facts", "ledger-only")
@@ -66,9 +66,10 @@ def collapsing_row(
     message: Message, fold: Mapping[str, StandingRow], mode: CollapseMode
 ) -> StandingRow | None:
     """The winning row when `message` is a result whose current standing collapses under `mode`."""
-    if not is_result(message) or not message.tool_call_id:
+    call_id = message.tool_call_id
+    if call_id is None or not is_result_message(message):
         return None
-    row = fold.get(message.tool_call_id)
+    row = fold.get(call_id)
     if row is None or row.standing not in COLLAPSING[mode]:
         return None
     return row

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.core.ledger import STANDING_RANK, UNDECLARED_RANK, Standing, StandingRow
-from app.core.messages import Message, is_result
+from app.core.messages import Message, is_result_message
 from app.core.names import name_of
 from app.core.plan_types import (
     LastToolResultPin,
@@ -33,11 +33,6 @@ LedgerFold = Mapping[str, StandingRow]
 LAST_TOOL_RESULT_REASONS = frozenset({"last-tool-result"})
 # A turn held by both kinds is reported as last-tool-result, so that reason blocks facts too.
 LEDGER_FACT_REASONS = frozenset({"last-tool-result", "ledger-fact"})
-
-
-def is_result_message(message: Message) -> bool:
-    """A result the ledger can judge: it ran and it names the call it answers."""
-    return is_result(message) and bool(message.tool_call_id)
 
 
 def last_tool_result_candidates(
@@ -137,9 +132,9 @@ def ledger_fact_candidates(
     return candidates
 
 
-def admit(candidates: Sequence[PinT], cc: int, ceiling: int) -> PinBlock[PinT] | None:
+def admit(candidates: Sequence[PinT], candidate_count: int, ceiling: int) -> PinBlock[PinT] | None:
     """Spend the ceiling newest first on candidates before the keep window; those in it are free."""
-    contested = [candidate for candidate in candidates if candidate.turn_index < cc]
+    contested = [candidate for candidate in candidates if candidate.turn_index < candidate_count]
     admitted = tuple(contested[:ceiling])
     if not admitted:
         return None
@@ -200,7 +195,7 @@ def plan_pins(
     call_names: dict[str, str],
     fold: LedgerFold | None,
     after: int,
-    cc: int,
+    candidate_count: int,
     options: PlanOptions,
 ) -> PinPlan:
     """Each kind's block, first match: off, standing down, nothing to contest, the admission."""
@@ -209,10 +204,10 @@ def plan_pins(
     if ceiling > 0:
         if last_tool_result_stands_down(options):
             last_tool_result = stand_down_block(ceiling)
-        elif cc > 0:
+        elif candidate_count > 0:
             last_tool_result = admit(
                 last_tool_result_candidates(messages, segments, turn_starts, call_names, after),
-                cc,
+                candidate_count,
                 ceiling,
             )
     ledger_fact: PinBlock[LedgerFactPin] | None = None
@@ -220,10 +215,10 @@ def plan_pins(
     if fold is not None and ceiling > 0:
         if ledger_fact_stands_down(options):
             ledger_fact = stand_down_block(ceiling)
-        elif cc > 0:
+        elif candidate_count > 0:
             ledger_fact = admit(
                 ledger_fact_candidates(messages, segments, turn_starts, call_names, fold, after),
-                cc,
+                candidate_count,
                 ceiling,
             )
     return PinPlan(last_tool_result, ledger_fact)

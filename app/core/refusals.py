@@ -93,11 +93,12 @@ def reason_for(turn: int, context: RefusalContext) -> RefusalReason | None:
     return None
 
 
-def keep_window_refusals(cc: int, turn_starts: Sequence[int]) -> list[Refusal]:
-    """Every turn from `cc` on stays, whatever else it holds, and is reported only as such."""
+def keep_window_refusals(candidate_count: int, turn_starts: Sequence[int]) -> list[Refusal]:
+    """Every turn from `candidate_count` on stays, whatever else it holds, and is reported only
+    as such."""
     return [
         Refusal("inside-keep-window", index, turn_starts[index])
-        for index in range(cc, len(turn_starts))
+        for index in range(candidate_count, len(turn_starts))
     ]
 
 
@@ -110,14 +111,16 @@ class SpanChoice:
     last: int | None
 
 
-def choose_span(cc: int, context: RefusalContext, turn_starts: Sequence[int]) -> SpanChoice:
+def choose_span(
+    candidate_count: int, context: RefusalContext, turn_starts: Sequence[int]
+) -> SpanChoice:
     """Evaluate candidates oldest first; the first refusal after the span started ends it.
 
     Only the refusing candidates are visited: the span starts at the first candidate no rule
     holds and ends before the next held one (or at the last candidate), so a transcript of
     thousands of turns costs as many steps as it has holds.
     """
-    refusing = sorted(turn for turn in context.refusing_turns() if 0 <= turn < cc)
+    refusing = sorted(turn for turn in context.refusing_turns() if 0 <= turn < candidate_count)
     # Turns 0 … first−1 all refuse; `first` is the oldest candidate free to leave.
     first = next((turn for turn, held in zip(count(), refusing) if turn != held), len(refusing))
     ending = refusing[first] if first < len(refusing) else None
@@ -129,6 +132,6 @@ def choose_span(cc: int, context: RefusalContext, turn_starts: Sequence[int]) ->
 
     met = refusing[: first + 1]  # the turns stepped over, and the one that ends the span
     before = tuple(refusal(turn) for turn in met)
-    if first >= cc:
+    if first >= candidate_count:
         return SpanChoice(before, None, None)
-    return SpanChoice(before, first, cc - 1 if ending is None else ending - 1)
+    return SpanChoice(before, first, candidate_count - 1 if ending is None else ending - 1)

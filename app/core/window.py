@@ -39,6 +39,7 @@ from app.core.plan_types import (
     Rung,
     SlidingWindow,
     Stats,
+    StatsWithSystem,
     Strategy,
     TokenBudget,
     Turn,
@@ -117,7 +118,8 @@ def dropped_standings(
     standings: list[DroppedStanding] = []
     find = fold.get
     for message in messages[start:end]:
-        # `is_result_message`, inlined: this loop can see every message of the transcript.
+        # A result message (`is_result_message`), tested inline: a span can hold nearly the
+        # whole transcript, and a call per message would cost more than the test.
         call_id = message.tool_call_id
         if message.role == "tool" and not message.not_dispatched and call_id:
             row = find(call_id)
@@ -283,7 +285,7 @@ class Decision:
 
 def decide(
     transcript: Transcript,
-    cc: int,
+    candidate_count: int,
     request_turn: int | None,
     pin_plan: PinPlan,
     call_names: dict[str, str],
@@ -296,10 +298,10 @@ def decide(
         transcript.turn_starts,
     )
     held: list[HeldBy | None] = [None] * len(segments)
-    keep_refusals = keep_window_refusals(cc, turn_starts)
+    keep_refusals = keep_window_refusals(candidate_count, turn_starts)
     for refusal in keep_refusals:
         held[refusal.turn_index] = refusal.reason
-    if cc == 0:
+    if candidate_count == 0:
         return Decision(tuple(keep_refusals), tuple(held), None)
     context = RefusalContext.of(
         request_turn=request_turn,
@@ -312,13 +314,13 @@ def decide(
         held_by_last_tool_result=pin_plan.held_by_last_tool_result(),
         held_by_ledger_fact=pin_plan.held_by_ledger_fact(),
     )
-    choice = choose_span(cc, context, turn_starts)
+    choice = choose_span(candidate_count, context, turn_starts)
     for refusal in choice.before:
         held[refusal.turn_index] = refusal.reason
     refusals = (*choice.before, *keep_refusals)
     if choice.first is None or choice.last is None:
         return Decision(refusals, tuple(held), None)
-    for index in range(choice.last + 1, cc):
+    for index in range(choice.last + 1, candidate_count):
         if held[index] is None:
             held[index] = "not-reached"
     drop = drop_span(transcript, choice.first, choice.last, request_turn, call_names, options)
@@ -338,8 +340,20 @@ def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
     return Notice(drop.notice_content, window_index, drop.rung)
 
 
-def stats_of(transcript: Transcript, drop: Drop | None, notice: Notice | None) -> Stats:
-    """Counts before and after; the notice is one message and one turn, and its chars count."""
+def stats_of(
+    transcript: Transcript, drop: Drop | None, notice: Notice | None, system_chars: int | None
+) -> Stats:
+    """Counts before and after; the notice is one message and one turn, and its chars count.
+
+    A system prompt outside the transcript is counted apart (`system_chars`), never in the chars.
+    """
+    stats = transcript_stats(transcript, drop, notice)
+    if system_chars is None:
+        return stats
+    return StatsWithSystem(**vars(stats), system_chars=system_chars)
+
+
+def transcript_stats(transcript: Transcript, drop: Drop | None, notice: Notice | None) -> Stats:
     callers, turns = transcript.callers, len(transcript.segments)
     messages_before = transcript.caller_count(callers)
     if drop is None:
@@ -384,7 +398,7 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
             pins=NO_PINS,
             refusals=(),
             notice=None,
-            stats=stats_of(transcript, None, None),
+            stats=stats_of(transcript, None, None, options.system_chars),
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
             record=None,
@@ -392,19 +406,26 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
             removed=None,
         )
 
-    cc = max(0, turn_count - strategy.keep_recent_turns)
+    candidate_count = max(0, turn_count - strategy.keep_recent_turns)
     fold = None if options.ledger is None else fold_ledger(options.ledger)
     call_names = transcript.survey.call_names
     after = -1 if request is None else request
     pin_plan = plan_pins(
-        messages, transcript.segments, transcript.turn_starts, call_names, fold, after, cc, options
+        messages,
+        transcript.segments,
+        transcript.turn_starts,
+        call_names,
+        fold,
+        after,
+        candidate_count,
+        options,
     )
     pins = Pins(pin_plan.last_tool_result, pin_plan.ledger_fact)
-    decision = decide(transcript, cc, request_turn, pin_plan, call_names, options)
+    decision = decide(transcript, candidate_count, request_turn, pin_plan, call_names, options)
     drop = decision.drop
     evicted = range(0) if drop is None else range(drop.first, drop.last + 1)
     notice = notice_of(transcript, drop)
-    stats = stats_of(transcript, drop, notice)
+    stats = stats_of(transcript, drop, notice, options.system_chars)
     standings: tuple[DroppedStanding, ...] | None = None
     if fold is not None:
         standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)

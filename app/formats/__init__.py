@@ -32,6 +32,8 @@ WRITERS: dict[str, Writer] = {
     "anthropic": anthropic.write,
 }
 
+SYSTEM_CHARS: dict[str, Callable[[Any], int]] = {"anthropic": anthropic.system_chars}
+
 PartPredicate = Callable[[list[Any], Message], bool]
 NON_TEXT_PARTS: dict[str, PartPredicate] = {
     "openai": openai.has_non_text_part,
@@ -43,6 +45,7 @@ __all__ = [
     "detect_format",
     "non_text_part_predicate",
     "read_messages",
+    "system_prompt_chars",
     "write_window",
 ]
 
@@ -65,6 +68,13 @@ def write_window(
     """The new window in `format`: the caller's messages without the core range `removed`
     ([s, e), None = nothing removed) and with the notice text, if any, at core position s."""
     return WRITERS[known(format)](raw, core, removed, notice)
+
+
+def system_prompt_chars(system: Any, format: str) -> int | None:
+    """Characters of the top-level system prompt of `format` (0 when none was sent), or None when
+    the format keeps its system prompt in the transcript (native, OpenAI)."""
+    count = SYSTEM_CHARS.get(known(format))
+    return None if count is None else count(system)
 
 
 def non_text_part_predicate(raw: list[Any], format: str) -> Callable[[Message], bool]:

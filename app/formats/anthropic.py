@@ -259,6 +259,18 @@ def tool_result_text(block: JsonObject, loc: Loc, problems: Problems) -> str:
     return ""
 
 
+def system_chars(system: Any) -> int:
+    """Characters of the top-level system prompt: the string, or its text blocks' text joined.
+
+    The prompt is validated before this is read (a string, text blocks, or null = none).
+    """
+    if system is None:
+        return 0
+    if isinstance(system, str):
+        return len(system)
+    return sum(len(block["text"]) for block in system)
+
+
 def has_non_text_part(raw: list[Any], message: Message) -> bool:
     """Whether the core message holds a block other than text (an image, a document, …)."""
     source = message.source

@@ -27,10 +27,10 @@ def contexts(draw: st.DrawFn) -> RefusalContext:
     )
 
 
-def literal_span(cc: int, context: RefusalContext, turn_starts: list[int]):
+def literal_span(candidate_count: int, context: RefusalContext, turn_starts: list[int]):
     before: list[Refusal] = []
     first = last = None
-    for turn in range(cc):
+    for turn in range(candidate_count):
         reason = reason_for(turn, context)
         if reason is None:
             first = turn if first is None else first
@@ -43,11 +43,15 @@ def literal_span(cc: int, context: RefusalContext, turn_starts: list[int]):
 
 
 @settings(derandomize=True, max_examples=400, deadline=None)
-@given(cc=st.integers(0, 15), context=contexts())
-def test_the_span_is_the_one_the_literal_rule_chooses(cc: int, context: RefusalContext) -> None:
+@given(candidate_count=st.integers(0, 15), context=contexts())
+def test_the_span_is_the_one_the_literal_rule_chooses(
+    candidate_count: int, context: RefusalContext
+) -> None:
     turn_starts = [10 * turn for turn in range(16)]
-    choice = choose_span(cc, context, turn_starts)
-    assert (choice.before, choice.first, choice.last) == literal_span(cc, context, turn_starts)
+    choice = choose_span(candidate_count, context, turn_starts)
+    assert (choice.before, choice.first, choice.last) == literal_span(
+        candidate_count, context, turn_starts
+    )
 
 
 RULE_ORDER = [
