@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -57,6 +58,7 @@ def transcript_acceptance(ctx: Any, response: Any, case: Any) -> bool | None:
     return None
 
 
+@pytest.mark.slow
 @schema.parametrize()
 def test_every_operation_answers_as_documented(case):
     if case.operation.path in TRANSCRIPT_OPERATIONS:

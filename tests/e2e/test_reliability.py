@@ -4,6 +4,9 @@ Short versions of `bench/load.py` (a steady run and SIGTERM under load, every an
 against the in-process handlers), slow clients that trickle their headers, a head that never ends,
 the concurrency limit, a chunked body over the limit, and hostile bodies: after each the process
 is alive, answers correctly and its peak memory stayed small.
+
+The load runs start their server through `bench/load.py`; every other server here is
+`tests/e2e/serving.py`'s, on a port the kernel picks, and every wait polls its condition.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import orjson
 import pytest
 
 from app.settings import Settings
-from bench.load import HOST, LoadOptions, Server, run
+from bench.load import LoadOptions, run
+from tests.e2e.serving import HOST, Server, wait_until
 
 PLAN_BODY = orjson.dumps(
     {
@@ -161,7 +165,8 @@ def test_clients_trickling_their_headers_do_not_block_others(server):
     for trickler in tricklers:
         trickler.start()
     try:
-        time.sleep(0.3)
+        server.wait_accepted(*(trickler.sock for trickler in tricklers))
+        wait_until(lambda: all(t.sent > 0 for t in tricklers), "every trickler to be trickling")
         with httpx.Client(timeout=5) as client:
             for _ in range(20):
                 answer = client.post(
@@ -187,16 +192,16 @@ def test_past_the_concurrency_limit_new_requests_get_503_until_slow_clients_leav
     try:
         for trickler in tricklers:
             trickler.start()
-        time.sleep(0.3)
+        limited.wait_accepted(*(trickler.sock for trickler in tricklers))
         with httpx.Client(timeout=5) as client:
             refused = client.get(url(limited, "/healthz"))
             assert refused.status_code == 503  # uvicorn's own answer: the slots are all held
             for trickler in tricklers:
                 trickler.close()
-            for _ in range(50):  # until the server has seen the connections close
-                time.sleep(0.1)
-                if client.get(url(limited, "/healthz")).status_code == 200:
-                    break
+            wait_until(  # until the server has seen the connections close
+                lambda: client.get(url(limited, "/healthz")).status_code == 200,
+                "a slot to come free",
+            )
             assert client.get(url(limited, "/healthz")).status_code == 200
     finally:
         for trickler in tricklers:

@@ -1,62 +1,18 @@
-"""End to end: the real server (`python -m app`, as `make run` starts it) on a free port."""
+"""End to end: the real server (`python -m app`, as `make run` starts it) on a port the kernel
+picks (`tests/e2e/serving.py`)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Server:
-    def __init__(self, **env: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        environment = {**os.environ, "CWP_PORT": str(self.port), "CWP_HOST": "127.0.0.1", **env}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "app"],
-            cwd=ROOT,
-            env=environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("the server did not start: " + self.process.stderr.read())
-
-    def stop(self) -> tuple[str, str]:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            out, err = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, err = self.process.communicate()
-        return out, err
+from tests.e2e.serving import ROOT, Server, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -112,11 +68,13 @@ def test_sigterm_completes_the_request_in_flight_and_turns_readiness_off():
     in_flight = socket.create_connection(("127.0.0.1", running.port))
     try:
         in_flight.sendall(head + body[:1000])
-        time.sleep(0.3)
+        running.wait_accepted(in_flight)  # the request is the server's before the signal comes
         running.process.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
-        readiness = httpx.get(running.url + "/readyz", timeout=5)
-        assert readiness.status_code == 503
+        # Readiness turns 503 at once, and the server keeps answering for the 1.5 s drain.
+        wait_until(
+            lambda: httpx.get(running.url + "/readyz", timeout=5).status_code == 503,
+            "/readyz to answer 503 after SIGTERM",
+        )
         in_flight.sendall(body[1000:])
         in_flight.settimeout(10)
         answer = b""
