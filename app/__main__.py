@@ -12,8 +12,8 @@ The event loop is asyncio's own, and uvicorn is installed without its `standard`
 uses none of what that extra brings (httptools, websockets, file watching for reloads), and uvloop
 made no measurable difference to planning (a 50-message plan at 673 against 668 requests a second,
 medians of ten alternating rounds; the mixed load test served as many requests a second either
-way) while costing 2.2 MiB of resident memory in every replica (`docs/decisions/0008-server-asyncio-h11.md`,
-`docs/reliability.md`).
+way) while costing 2.2 MiB of resident memory in every replica
+(`docs/decisions/0008-server-asyncio-h11.md`, `docs/reliability.md`).
 
 The app is served through a factory (`app.main:serve_app`), so nothing is built when a module is
 imported, and this start-up is what applies the garbage collector's process-wide policy

@@ -8,7 +8,9 @@ For each transcript size and format, in one run and side by side:
 Medians over repeats, the four columns taken in turns within each repeat, and the ratios c/a and
 d/a as medians of each repeat's ratios; growth from 10,000 to 100,000 messages, throughput
 of small requests against a bare endpoint of the same app, and the server's peak RSS. The same is
-done for the cap (1,000 results) and the offer. Targets are in docs/performance.md.
+done for the cap (1,000 results) and the offer, and for the plan with both shaping options
+(`collapse` and `cap`) at 1,000 and 10,000 messages, with its cost over the plain plan. Targets
+are in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 FORMATS = ("native", "openai", "anthropic")
 SIZES = (100, 1_000, 10_000, 100_000)
+SHAPED_SIZES = (1_000, 10_000)
 BENCH_BODY_LIMIT = 512 * 1024 * 1024
 
 
@@ -381,6 +384,7 @@ def main() -> None:
             "platform": platform.platform(),
         },
         "plan": [],
+        "plan_shaped": [],
         "offer": [],
         "cap": [],
         "growth": {},
@@ -409,6 +413,32 @@ def main() -> None:
                             args.budget,
                         )
                         report[name].append({"format": format_name, "messages": size, **row})
+            for format_name in args.formats:
+                for size in (size for size in args.sizes if size in SHAPED_SIZES):
+                    body = plan_body(size, format_name, shaped=True)
+                    row = measure_endpoint(
+                        f"plan shaped {format_name} {size}",
+                        "/v1/window/plan",
+                        body,
+                        plan_core(body),
+                        app,
+                        client,
+                        server,
+                        args.budget,
+                    )
+                    plain = next(
+                        r
+                        for r in report["plan"]
+                        if r["format"] == format_name and r["messages"] == size
+                    )
+                    row["asgi_over_plain"] = row["asgi_s"] / plain["asgi_s"]
+                    row["core_over_plain"] = row["core_s"] / plain["core_s"]
+                    print(
+                        f"  shaped over plain: asgi {row['asgi_over_plain']:.2f}x, "
+                        f"core {row['core_over_plain']:.2f}x",
+                        flush=True,
+                    )
+                    report["plan_shaped"].append({"format": format_name, "messages": size, **row})
             body = cap_body(1_000)
             row = measure_endpoint(
                 "cap 1000 results",

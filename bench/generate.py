@@ -172,8 +172,14 @@ def to_anthropic(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, An
     return system, out
 
 
-def plan_body(messages: int, format_name: str, seed: int = 7) -> bytes:
-    """A `/v1/window/plan` request body with about `messages` messages in `format_name`."""
+# The shaping options of the shaped plan: tickets for what the ledger set aside, and a cap that
+# the largest results (up to 20 KB, `result_size`) are over.
+SHAPING = {"collapse": "ledger-and-facts", "cap": {"max_chars": 4_000}}
+
+
+def plan_body(messages: int, format_name: str, seed: int = 7, *, shaped: bool = False) -> bytes:
+    """A `/v1/window/plan` request body with about `messages` messages in `format_name`; with
+    `shaped`, both shaping options on (`SHAPING`)."""
     native, ledger, request = native_transcript(messages, seed)
     body: dict[str, Any] = {
         "format": format_name,
@@ -181,6 +187,7 @@ def plan_body(messages: int, format_name: str, seed: int = 7) -> bytes:
         "ledger": ledger,
         "request_text": request,
         "iteration": 3,
+        **(SHAPING if shaped else {}),
     }
     if format_name == "native":
         body["messages"] = native

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib.resources import files
 from typing import Any
 
 
@@ -128,6 +129,25 @@ OPENAI_CODING_TRANSCRIPT: list[dict[str, Any]] = [
     ],
 ]
 
+SEARCH_HITS = "src/dates.py:12: def parse(text):\nsrc/legacy/dates_old.py:3: def parse_old(text):"
+TEST_LOG = "FAILED tests/test_dates.py::test_parse_dates - AssertionError\n" + (
+    "E   assert parse('2026-12-01T09:00:00+01:00') == datetime(2026, 12, 1, 8, 0)\n" * 40
+)
+DATES_SOURCE = (
+    "from datetime import datetime\n\n\ndef parse(text):\n"
+    "    return datetime.fromisoformat(text).replace(tzinfo=None)\n"
+)
+NATIVE_SHAPED_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "system", "content": CODING_SYSTEM},
+    {"role": "user", "content": CODING_TASK},
+    _call("call_1", "search_code", {"query": "def parse"}),
+    _result("call_1", "search_code", SEARCH_HITS),
+    _call("call_2", "run_tests", {"k": "test_parse_dates"}),
+    _result("call_2", "run_tests", TEST_LOG),
+    _call("call_3", "read_file", {"path": "src/dates.py"}),
+    _result("call_3", "read_file", DATES_SOURCE),
+]
+
 PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
     "native": {
         "summary": "A request, three tools, a fact in the ledger holding one pin",
@@ -164,6 +184,26 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             **RACK_OPTIONS,
         },
     },
+    "native-shaped": {
+        "summary": "Shaping: a result judged noise sent as a ticket, an oversized log capped",
+        "description": (
+            "`collapse` sends the search the model judged `noise` as a short ticket, `cap` "
+            "replaces the 3,142-character test log by the cap's marker (a reason and a verbatim "
+            "head); the file the model declared a fact is sent in full. Nothing needs removing, "
+            "so the plan does not engage, yet `window` carries the shaped texts and `shaped` "
+            "lists them."
+        ),
+        "value": {
+            "messages": NATIVE_SHAPED_TRANSCRIPT,
+            "format": "native",
+            "ledger": [
+                {"tool_call_id": "call_1", "standing": "noise"},
+                {"tool_call_id": "call_3", "standing": "fact"},
+            ],
+            "collapse": "ledger-and-facts",
+            "cap": {"max_chars": 400, "max_chars_by_tool": {"read_file": 4000}},
+        },
+    },
     "openai-notice-after-system": {
         "summary": "OpenAI, a system prompt first: the notice follows the kept request",
         "description": (
@@ -182,3 +222,19 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+# The plan examples whose real answers the document shows beside them. The answers are committed in
+# `example_answers.json`, written by `python -m app.export_openapi` (which runs each example through
+# the planner), and a test fails when one differs from what the service answers.
+ANSWERED_PLAN_EXAMPLES = ("native-shaped", "openai-notice-after-system")
+ANSWERS_FILE = "example_answers.json"
+
+
+def plan_answer_examples() -> dict[str, dict[str, Any]]:
+    """The committed answers as OpenAPI response examples, named as their requests are."""
+    answers: dict[str, Any] = json.loads(files("app.api").joinpath(ANSWERS_FILE).read_text())
+    return {
+        name: {"summary": f"The answer to the request example '{name}'", "value": answers[name]}
+        for name in ANSWERED_PLAN_EXAMPLES
+        if name in answers
+    }

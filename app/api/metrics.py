@@ -32,6 +32,7 @@ class Metrics:
     refusals: Counter
     cap_results: Counter
     cap_truncations: Counter
+    collapsed_results: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -97,7 +98,13 @@ def create_metrics() -> Metrics:
         ),
         cap_truncations=Counter(
             "cwp_cap_truncations",
-            "Tool results replaced by a marker, by tool.",
+            "Tool results replaced by a marker (by the cap endpoint or a plan's `cap`), by tool.",
+            ["tool"],
+            registry=registry,
+        ),
+        collapsed_results=Counter(
+            "cwp_plan_collapsed_results",
+            "Tool results a plan's `collapse` sent as a ticket, by tool.",
             ["tool"],
             registry=registry,
         ),

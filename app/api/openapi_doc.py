@@ -7,6 +7,7 @@ the operation instead, and `build_openapi` adds those models to the components.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
@@ -14,6 +15,9 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
 _BODY_MODELS: dict[str, type[BaseModel]] = {}
+# path → a loader of the 200 answer's examples, read when the document is built (not at import,
+# so regenerating the committed answers and then the document is one command).
+_ANSWER_EXAMPLES: dict[str, Callable[[], dict[str, Any]]] = {}
 
 
 def register_schema(model: type[BaseModel]) -> None:
@@ -30,6 +34,11 @@ def documented_body(
     if examples:
         media["examples"] = examples
     return {"requestBody": {"required": True, "content": {"application/json": media}}}
+
+
+def documented_answers(path: str, loader: Callable[[], dict[str, Any]]) -> None:
+    """Show the examples `loader` returns as the 200 answers of the POST operation at `path`."""
+    _ANSWER_EXAMPLES[path] = loader
 
 
 def build_openapi(app: FastAPI) -> dict[str, Any]:
@@ -57,6 +66,11 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
         schemas[name] = schema
         pending |= (_referenced_names(schema) & _BODY_MODELS.keys()) - schemas.keys()
     spec["components"]["schemas"] = dict(sorted(schemas.items()))
+    for path, loader in _ANSWER_EXAMPLES.items():
+        operation = spec["paths"].get(path, {}).get("post")
+        if operation is not None:
+            media = operation["responses"]["200"]["content"]["application/json"]
+            media["examples"] = loader()
     app.openapi_schema = spec
     return spec
 

@@ -15,9 +15,11 @@ faster than from slots (a 50-message plan's answer: 24 against 11 µs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Generic, Literal, TypedDict, TypeVar
 
+from app.core.collapse import CollapseMode
 from app.core.defaults import (
     DEFAULT_ITERATION,
     DEFAULT_KEEP_LAST_TOOL_RESULTS,
@@ -41,6 +43,7 @@ HeldBy = RefusalReason | Literal["not-reached"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain"]
 StrategyKind = Literal["sliding-window", "token-budget"]
+ShapeAction = Literal["collapsed", "capped"]
 
 
 # --- inputs -----------------------------------------------------------------------------------
@@ -90,6 +93,14 @@ class Paused:
 
 
 @dataclass(frozen=True, slots=True)
+class CapOption:
+    """The plan's `cap`: the ceiling on one result's text, and per-tool ceilings over it."""
+
+    max_chars: int
+    max_chars_by_tool: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class PriorRecord:
     """The two things the stand-down reads back from a record this service returned earlier."""
 
@@ -112,6 +123,9 @@ class PlanOptions:
     # Characters of a system prompt sent outside the transcript (Anthropic's top-level `system`);
     # None when the format has none, so the stats leave the count out.
     system_chars: int | None = None
+    # Shaping (shaping.md): both off by default.
+    collapse: CollapseMode | None = None
+    cap: CapOption | None = None
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -191,20 +205,45 @@ class Notice:
 
 @dataclass(frozen=True)
 class Stats:
+    """Counts before and after. `chars_before` is the transcript as sent; `chars_shaped` (None
+    unless shaping is on) the shaped transcript before removal; `system_chars` (None for a format
+    whose system prompt is a message) a top-level system prompt, counted apart. The response
+    leaves the None ones out."""
+
     messages_before: int
     messages_after: int
     turns_before: int
     turns_after: int
     chars_before: int
+    chars_shaped: int | None
     chars_after: int
     removed_message_count: int
+    system_chars: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShapedResult:
+    """One result whose text shaping replaced: where it is (core index), how, and its sizes."""
+
+    index: int
+    tool_call_id: str
+    tool_name: str | None
+    action: ShapeAction
+    chars_before: int
+    chars_after: int
+    content: str
 
 
 @dataclass(frozen=True)
-class StatsWithSystem(Stats):
-    """The stats of a format whose system prompt is outside the transcript: its characters too."""
+class ShapedEntry:
+    """A shaped result as reported: caller index, its place in the new window (None: evicted)."""
 
-    system_chars: int
+    message_index: int
+    window_index: int | None
+    tool_call_id: str
+    action: ShapeAction
+    chars_before: int
+    chars_after: int
 
 
 class DroppedStanding(TypedDict):
@@ -225,10 +264,11 @@ class Record:
 
 @dataclass(frozen=True, slots=True)
 class WindowPlan:
-    """The plan, in response order; `strategy` and `removed` are for the window writer.
+    """The plan, in response order; `strategy`, `removed`, `shaped_results` are for the writer.
 
     `removed` is the core message range [s, e) that leaves, or None when nothing leaves; a notice,
-    when there is one, takes the place of that range.
+    when there is one, takes the place of that range. `shaped_results` are the results whose text
+    the window replaces (empty when shaping is off).
     """
 
     engaged: bool
@@ -243,6 +283,8 @@ class WindowPlan:
     stats: Stats
     dropped_tool_names: tuple[str, ...]
     dropped_standings: tuple[DroppedStanding, ...] | None
+    shaped: tuple[ShapedEntry, ...] | None
     record: Record | None
     strategy: StrategyKind
     removed: tuple[int, int] | None
+    shaped_results: tuple[ShapedResult, ...]

@@ -37,9 +37,10 @@ from app.core.plan_types import (
     Record,
     Refusal,
     Rung,
+    ShapedEntry,
+    ShapedResult,
     SlidingWindow,
     Stats,
-    StatsWithSystem,
     Strategy,
     TokenBudget,
     Turn,
@@ -52,6 +53,7 @@ from app.core.refusals import (
     turns_touching_call,
     turns_with_unanswered_calls,
 )
+from app.core.shaping import shape
 from app.core.turns import (
     Segment,
     Survey,
@@ -341,24 +343,33 @@ def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
 
 
 def stats_of(
-    transcript: Transcript, drop: Drop | None, notice: Notice | None, system_chars: int | None
+    transcript: Transcript,
+    drop: Drop | None,
+    notice: Notice | None,
+    options: PlanOptions,
+    chars_sent: int | None,
 ) -> Stats:
     """Counts before and after; the notice is one message and one turn, and its chars count.
 
-    A system prompt outside the transcript is counted apart (`system_chars`), never in the chars.
+    `transcript` is what was planned: the shaped transcript when shaping is on, whose characters
+    are then `chars_shaped`, while `chars_before` stays the transcript as sent (`chars_sent`). A
+    system prompt outside the transcript is counted apart (`system_chars`), never in the chars.
     """
-    stats = transcript_stats(transcript, drop, notice)
-    if system_chars is None:
-        return stats
-    return StatsWithSystem(**vars(stats), system_chars=system_chars)
-
-
-def transcript_stats(transcript: Transcript, drop: Drop | None, notice: Notice | None) -> Stats:
     callers, turns = transcript.callers, len(transcript.segments)
     messages_before = transcript.caller_count(callers)
+    chars_before = transcript.chars if chars_sent is None else chars_sent
+    chars_shaped = None if chars_sent is None else transcript.chars
     if drop is None:
         return Stats(
-            messages_before, messages_before, turns, turns, transcript.chars, transcript.chars, 0
+            messages_before,
+            messages_before,
+            turns,
+            turns,
+            chars_before,
+            chars_shaped,
+            transcript.chars,
+            0,
+            options.system_chars,
         )
     inserted: list[int | None] = [] if notice is None else [None]
     window = chain(callers[: drop.start], inserted, callers[drop.end :])
@@ -372,15 +383,68 @@ def transcript_stats(transcript: Transcript, drop: Drop | None, notice: Notice |
         messages_after,
         turns,
         turns - (drop.last - drop.first + 1) + len(inserted),
-        transcript.chars,
+        chars_before,
+        chars_shaped,
         transcript.chars - drop.chars + (0 if notice is None else len(notice.content)),
         len(drop.caller_messages),
+        options.system_chars,
+    )
+
+
+def shaped_entries(
+    transcript: Transcript, shaped: Sequence[ShapedResult], drop: Drop | None, notice: bool
+) -> tuple[ShapedEntry, ...]:
+    """Each shaped result with its caller index and its position in the new window (None when
+    it left with the span)."""
+    callers = transcript.callers
+    start, end = (len(callers), len(callers)) if drop is None else (drop.start, drop.end)
+    places: dict[int, int] = {}
+    wanted = {result.index for result in shaped}
+    position, previous = -1, None
+    inserted: list[int | None] = [None] if notice else []
+    for index in chain(range(start), inserted, range(end, len(callers))):
+        caller = None if index is None else callers[index]
+        if caller is None or caller != previous:  # a new caller message of the window
+            position += 1
+        previous = caller
+        if index in wanted:
+            places[index] = position
+    return tuple(
+        ShapedEntry(
+            callers[result.index],
+            places.get(result.index),
+            result.tool_call_id,
+            result.action,
+            result.chars_before,
+            result.chars_after,
+        )
+        for result in shaped
     )
 
 
 def plan_window(messages: Sequence[Message], options: PlanOptions | None = None) -> WindowPlan:
-    """Plan the window for one request (see the module docstring)."""
+    """Plan the window for one request (see the module docstring).
+
+    With `collapse` or `cap` on, the transcript is shaped first (`app.core.shaping`) and planned
+    as shaped: every character figure counts what the wire will carry.
+    """
     options = PlanOptions() if options is None else options
+    fold = None if options.ledger is None else fold_ledger(options.ledger)
+    if options.collapse is None and options.cap is None:
+        return plan_transcript(messages, options, fold, None, None)
+    shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
+    chars_sent = sum(len(message.content) for message in messages)
+    return plan_transcript(shaped_messages, options, fold, chars_sent, shaped)
+
+
+def plan_transcript(
+    messages: Sequence[Message],
+    options: PlanOptions,
+    fold: LedgerFold | None,
+    chars_sent: int | None,
+    shaped: tuple[ShapedResult, ...] | None,
+) -> WindowPlan:
+    """The plan of a transcript as it will be sent (shaped, when `shaped` is not None)."""
     strategy = options.strategy
     transcript = Transcript.of(messages)
     turn_count = len(transcript.segments)
@@ -398,16 +462,17 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
             pins=NO_PINS,
             refusals=(),
             notice=None,
-            stats=stats_of(transcript, None, None, options.system_chars),
+            stats=stats_of(transcript, None, None, options, chars_sent),
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
+            shaped=None if shaped is None else shaped_entries(transcript, shaped, None, False),
             record=None,
             strategy=strategy.kind,
             removed=None,
+            shaped_results=() if shaped is None else shaped,
         )
 
     candidate_count = max(0, turn_count - strategy.keep_recent_turns)
-    fold = None if options.ledger is None else fold_ledger(options.ledger)
     call_names = transcript.survey.call_names
     after = -1 if request is None else request
     pin_plan = plan_pins(
@@ -425,7 +490,7 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
     drop = decision.drop
     evicted = range(0) if drop is None else range(drop.first, drop.last + 1)
     notice = notice_of(transcript, drop)
-    stats = stats_of(transcript, drop, notice, options.system_chars)
+    stats = stats_of(transcript, drop, notice, options, chars_sent)
     standings: tuple[DroppedStanding, ...] | None = None
     if fold is not None:
         standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)
@@ -442,9 +507,13 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
         stats=stats,
         dropped_tool_names=() if drop is None else drop.tool_names,
         dropped_standings=standings,
+        shaped=None
+        if shaped is None
+        else shaped_entries(transcript, shaped, drop, notice is not None),
         record=Record(
             strategy.kind, options.iteration, stats.removed_message_count, decision.refusals, pins
         ),
         strategy=strategy.kind,
         removed=None if drop is None else (drop.start, drop.end),
+        shaped_results=() if shaped is None else shaped,
     )

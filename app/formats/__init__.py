@@ -9,7 +9,7 @@ Anthropic `system` prompt, which is outside the transcript.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message
@@ -30,6 +30,13 @@ WRITERS: dict[str, Writer] = {
     "native": native.write,
     "openai": openai.write,
     "anthropic": anthropic.write,
+}
+
+Shaper = Callable[[list[Any], Sequence[Message], Mapping[int, str]], list[Any]]
+SHAPERS: dict[str, Shaper] = {
+    "native": native.with_result_texts,
+    "openai": openai.with_result_texts,
+    "anthropic": anthropic.with_result_texts,
 }
 
 SYSTEM_CHARS: dict[str, Callable[[Any], int]] = {"anthropic": anthropic.system_chars}
@@ -64,10 +71,15 @@ def write_window(
     removed: tuple[int, int] | None,
     notice: str | None,
     format: str,
+    shaped: Mapping[int, str] | None = None,
 ) -> list[Any]:
     """The new window in `format`: the caller's messages without the core range `removed`
-    ([s, e), None = nothing removed) and with the notice text, if any, at core position s."""
-    return WRITERS[known(format)](raw, core, removed, notice)
+    ([s, e), None = nothing removed), with the notice text, if any, at core position s, and
+    each shaped result (core index → its new text) written as the format writes a result."""
+    format = known(format)
+    if shaped:
+        raw = SHAPERS[format](raw, core, shaped)
+    return WRITERS[format](raw, core, removed, notice)
 
 
 def system_prompt_chars(system: Any, format: str) -> int | None:

@@ -13,7 +13,7 @@ is not read here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
@@ -285,6 +285,24 @@ def has_non_text_part(raw: list[Any], message: Message) -> bool:
 
 def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def with_result_texts(
+    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
+) -> list[Any]:
+    """The caller's messages with each shaped result's `tool_result` block's `content` replaced by
+    its new text (copies of that block and message, every other key as sent)."""
+    shaped = list(raw)
+    for index, text in texts.items():
+        message = core[index]
+        source = index if message.source is None else message.source
+        caller = shaped[source]
+        if caller is raw[source]:  # copy a message once, however many of its blocks change
+            caller = shaped[source] = {**caller, "content": list(caller["content"])}
+        blocks = caller["content"]
+        for block in message.blocks:
+            blocks[block] = {**blocks[block], "content": text}
+    return shaped
 
 
 def write(

@@ -237,3 +237,13 @@ def splice(raw: list[Any], removed: tuple[int, int], notice: JsonObject | None) 
     start, end = removed
     middle = [] if notice is None else [notice]
     return [*raw[:start], *middle, *raw[end:]]
+
+
+def with_contents(raw: list[Any], texts: Mapping[int, str]) -> list[Any]:
+    """`raw` with the `content` of message `i` replaced by `texts[i]` (a copy of that message,
+    every other key as sent), for formats whose core messages map one to one onto the caller's;
+    an array of parts is replaced by the string."""
+    shaped = list(raw)
+    for index, text in texts.items():
+        shaped[index] = {**raw[index], "content": text}
+    return shaped

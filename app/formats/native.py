@@ -8,7 +8,7 @@ are extra fields like any other and are returned as sent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message, Role, ToolCall, from_fields
@@ -25,6 +25,7 @@ from app.formats.fields import (
     role_of,
     splice,
     unknown_role,
+    with_contents,
 )
 
 ROLES: dict[str, Role] = {
@@ -139,6 +140,13 @@ def call_name(item: JsonObject, loc: Loc, problems: Problems) -> str:
 
 def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": text}
+
+
+def with_result_texts(
+    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
+) -> list[Any]:
+    """The caller's messages with each shaped result's `content` replaced by its new text."""
+    return with_contents(raw, texts)
 
 
 def write(

@@ -11,7 +11,7 @@ is ever silently lost.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message, Role, ToolCall, from_fields
@@ -30,6 +30,7 @@ from app.formats.fields import (
     role_of,
     splice,
     unknown_role,
+    with_contents,
 )
 
 ROLES: dict[str, Role] = {
@@ -204,6 +205,13 @@ def has_non_text_part(raw: list[Any], message: Message) -> bool:
 
 def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": text}
+
+
+def with_result_texts(
+    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
+) -> list[Any]:
+    """The caller's messages with each shaped result's `content` replaced by its new text."""
+    return with_contents(raw, texts)
 
 
 def write(

@@ -115,8 +115,10 @@ def assert_pins_order(pins: dict[str, Any]) -> None:
 
 def assert_key_order(answer: dict[str, Any]) -> None:
     """Every object of the answer lists its keys in the order api.md writes them."""
-    keys = list(answer)
+    keys = [key for key in answer if key != "shaped"]
     assert keys in (TOP_KEYS, [*TOP_KEYS, "window"], WITHOUT_TURNS, [*WITHOUT_TURNS, "window"])
+    if "shaped" in answer:  # shaping.md §5: right after dropped_standings
+        assert list(answer)[list(answer).index("dropped_standings") + 1] == "shaped"
     if answer["current_request"] is not None:
         assert list(answer["current_request"]) == CURRENT_REQUEST_KEYS
     for turn in answer.get("turns", ()):
@@ -129,7 +131,10 @@ def assert_key_order(answer: dict[str, Any]) -> None:
     if answer["notice"] is not None:
         assert list(answer["notice"]) == NOTICE_KEYS
     system_chars = ["system_chars"] if answer["format"] == "anthropic" else []
-    assert list(answer["stats"]) == [*STATS_KEYS, *system_chars]
+    stats_keys = list(STATS_KEYS)
+    if "shaped" in answer:
+        stats_keys.insert(stats_keys.index("chars_before") + 1, "chars_shaped")
+    assert list(answer["stats"]) == [*stats_keys, *system_chars]
     for entry in answer["dropped_standings"] or ():
         assert list(entry) == STANDING_KEYS
     record = answer["record"]
@@ -241,9 +246,18 @@ async def post(client: httpx.AsyncClient, body: Any) -> httpx.Response:
 
 
 def expected_window(sent: list[Any], answer: dict[str, Any]) -> list[Any]:
-    """The sent transcript without `evicted_messages`, the notice at `window_index` (native)."""
+    """The sent transcript without `evicted_messages`, the notice at `window_index` (native), and
+    each shaped result's text taken from the window where `shaped` says it stays."""
     evicted = set(answer["evicted_messages"])
-    window = [message for index, message in enumerate(sent) if index not in evicted]
+    shaped = {entry["message_index"]: entry for entry in answer.get("shaped", ())}
+    sent_window = answer.get("window", [])
+    window = [
+        {**message, "content": sent_window[shaped[index]["window_index"]]["content"]}
+        if index in shaped
+        else message
+        for index, message in enumerate(sent)
+        if index not in evicted
+    ]
     if answer["notice"] is not None:
         notice = answer["notice"]
         window.insert(notice["window_index"], notice_message(notice["content"]))
@@ -473,7 +487,10 @@ async def test_anthropic_stats_end_with_system_chars(client):
 @pytest.mark.parametrize("name", list(PLAN_EXAMPLES))
 async def test_every_swagger_example_is_planned(client, name):
     answer = await plan_ok(client, PLAN_EXAMPLES[name]["value"])
-    assert answer["engaged"] is True and answer["evicted"]
+    if name == "native-shaped":  # shaping alone: nothing needs removing
+        assert answer["engaged"] is False and len(answer["shaped"]) == 2
+    else:
+        assert answer["engaged"] is True and answer["evicted"]
 
 
 async def test_swagger_example_with_a_notice_after_the_system_prompt(client):

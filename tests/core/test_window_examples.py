@@ -326,9 +326,11 @@ def test_plan_fields_are_in_response_order() -> None:
         "stats",
         "dropped_tool_names",
         "dropped_standings",
+        "shaped",
         "record",
         "strategy",
         "removed",
+        "shaped_results",
     ]
 
 

@@ -17,9 +17,9 @@ from fastapi.responses import Response
 
 from app.api.body import raise_if_any, require_object, validate_model
 from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
-from app.api.examples import PLAN_EXAMPLES
+from app.api.examples import PLAN_EXAMPLES, plan_answer_examples
 from app.api.metrics import Metrics
-from app.api.openapi_doc import documented_body
+from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS, pydantic_errors
 from app.api.schemas.window import PlanRequest, PlanResponse, strategy_error_locs
 from app.api.transcript import read_ledger_and_transcript
@@ -31,6 +31,8 @@ from app.errors import FieldError
 from app.formats import non_text_part_predicate, system_prompt_chars, write_window
 
 router = APIRouter(tags=["window"])
+PLAN_PATH = "/v1/window/plan"
+documented_answers(PLAN_PATH, plan_answer_examples)
 
 
 @router.post(
@@ -70,15 +72,19 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
     content["pins"] = result.pins
     content["refusals"] = result.refusals
     content["notice"] = result.notice
-    content["stats"] = result.stats
+    # A count a request has no use for (no shaping, no top-level system prompt) is left out.
+    content["stats"] = {k: v for k, v in vars(result.stats).items() if v is not None}
     content["dropped_tool_names"] = result.dropped_tool_names
     content["dropped_standings"] = result.dropped_standings
+    if result.shaped is not None:
+        content["shaped"] = result.shaped
     content["diagnostics"] = found
     content["record"] = result.record
     if body.include_window:
         notice = result.notice.content if result.notice else None
+        texts = {shaped.index: shaped.content for shaped in result.shaped_results}
         content["window"] = write_window(
-            raw["messages"], messages, result.removed, notice, format_name
+            raw["messages"], messages, result.removed, notice, format_name, texts
         )
     payload = orjson.dumps(content)
     count_plan(metrics, result)
@@ -98,6 +104,15 @@ def read_plan_request(
     errors: list[FieldError] = []
     body = validate_model_with_strategy(raw, errors)
     ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors)
+    if body is not None and body.collapse is not None and raw.get("ledger") is None:
+        errors.append(
+            FieldError(
+                ("body", "collapse"),
+                "collapse reads the ledger's standings: send `ledger` (even []) or leave "
+                "collapse out",
+                "collapse_without_ledger",
+            )
+        )
     raise_if_any(errors)
     assert body is not None and transcript is not None
     format_name, messages = transcript
@@ -143,6 +158,10 @@ def core_options(
             for record in body.prior_records or ()
         ),
         system_chars=system_chars,
+        collapse=body.collapse,
+        cap=None
+        if body.cap is None
+        else plan.CapOption(body.cap.max_chars, dict(body.cap.max_chars_by_tool or {})),
     )
 
 
@@ -155,3 +174,10 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     # One increment per reason, not per refusal: each increment takes the counter's lock.
     for reason, count in Counter(refusal.reason for refusal in result.refusals).items():
         metrics.child(metrics.refusals, reason).inc(count)
+    by_action = Counter(
+        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
+        for shaped in result.shaped_results
+    )
+    for (action, tool), count in by_action.items():
+        counter = metrics.cap_truncations if action == "capped" else metrics.collapsed_results
+        metrics.child(counter, tool).inc(count)

@@ -22,6 +22,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from app.api.schemas.cap import CapChars
 from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
@@ -33,9 +34,10 @@ from app.api.schemas.common import (
 )
 from app.api.types import NonNegativeWhole, PositiveWhole, json_number
 from app.core import defaults, usage
+from app.core.collapse import CollapseMode
 from app.core.diagnostics import DiagnosticCode
 from app.core.ledger import Standing
-from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, StrategyKind
+from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, ShapeAction, StrategyKind
 from app.core.plan_types import Measured as MeasuredCounts
 
 STRICT = ConfigDict(extra="forbid")
@@ -264,10 +266,36 @@ class PriorRecord(BaseModel):
     refusals: list[PriorRefusal]
 
 
+# `collapse` reads the ledger's standings, so a request that turns it on must send `ledger` (the
+# rule of `app.api.routes.window`), stated in the document.
+COLLAPSE_NEEDS_LEDGER: dict[str, Any] = {
+    "if": {"properties": {"collapse": {"type": "string"}}, "required": ["collapse"]},
+    "then": {"properties": {"ledger": {"type": "array"}}, "required": ["ledger"]},
+}
+
+
+class PlanCap(BaseModel):
+    """The plan's `cap` (shaping.md §1): a result whose text is over its ceiling is replaced by
+    the cap's marker, written as compact JSON."""
+
+    model_config = STRICT
+    max_chars: CapChars = Field(
+        description="The ceiling on one result's text, in characters (Unicode code points)."
+    )
+    max_chars_by_tool: dict[str, CapChars] | None = Field(
+        default_factory=dict,
+        description="Per-tool ceilings overriding `max_chars` (the result's tool name, exact); "
+        "null means {}, as on `POST /v1/tool-results/cap`.",
+    )
+
+
 class PlanRequest(BaseModel):
     """What to plan: the transcript, the strategy and the pin options."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra=SYSTEM_ONLY_WITH_ANTHROPIC)
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"allOf": [SYSTEM_ONLY_WITH_ANTHROPIC, COLLAPSE_NEEDS_LEDGER]},
+    )
     messages: list[Any] = Field(description=MESSAGES_DESCRIPTION)
     format: FormatName = Field(defaults.DEFAULT_FORMAT, description=FORMAT_DESCRIPTION)
     system: SystemPrompt = Field(None, description=SYSTEM_DESCRIPTION)
@@ -301,6 +329,17 @@ class PlanRequest(BaseModel):
     )
     include_window: StrictBool = Field(
         defaults.DEFAULT_INCLUDE_WINDOW, description="Return the new window, ready to send."
+    )
+    collapse: CollapseMode | None = Field(
+        None,
+        description="Send results the ledger set aside as short tickets: `ledger-and-facts` "
+        "collapses `noise` and `ruled-out`, `ledger-only` also `fact`. Needs `ledger`. Off when "
+        "absent or null.",
+    )
+    cap: PlanCap | None = Field(
+        None,
+        description="Replace every result whose text is over its ceiling by the cap's marker "
+        "(the same as `POST /v1/tool-results/cap`). Off when absent or null.",
     )
     include_turns: StrictBool = Field(
         defaults.DEFAULT_INCLUDE_TURNS,
@@ -391,7 +430,12 @@ class StatsOut(BaseModel):
     messages_after: int
     turns_before: int
     turns_after: int
-    chars_before: int
+    chars_before: int = Field(description="Characters of the transcript as sent.")
+    chars_shaped: int | None = Field(
+        None,
+        description="With `collapse` or `cap` only: characters of the shaped transcript, before "
+        "removal.",
+    )
     chars_after: int
     removed_message_count: int
     system_chars: int | None = Field(
@@ -402,6 +446,17 @@ class StatsOut(BaseModel):
 class DroppedStandingOut(BaseModel):
     tool_call_id: str
     standing: Standing | None
+
+
+class ShapedOut(BaseModel):
+    message_index: int = Field(description="Caller index of the result's message.")
+    window_index: int | None = Field(
+        description="Its position in the new window; null when it was evicted."
+    )
+    tool_call_id: str
+    action: ShapeAction
+    chars_before: int
+    chars_after: int
 
 
 class DiagnosticOut(BaseModel):
@@ -440,6 +495,11 @@ class PlanResponse(BaseModel):
     stats: StatsOut
     dropped_tool_names: list[str]
     dropped_standings: list[DroppedStandingOut] | None
+    shaped: list[ShapedOut] | None = Field(
+        None,
+        description="With `collapse` or `cap` only: every result whose text the window replaces "
+        "(a ticket or a cap marker), in transcript order.",
+    )
     diagnostics: list[DiagnosticOut] = Field(
         description="What in the transcript as sent a provider would refuse, or looks like a "
         "mistake; [] when nothing. Never changes a decision."

@@ -1,0 +1,126 @@
+"""Shaping: judged results sent as tickets and oversized ones as the cap's marker, before planning.
+
+The window an agent sends should carry what the model still needs, not every byte the tools ever
+returned: a result the model already set aside (`noise`, `ruled-out`, and under `ledger-only` a
+`fact` the ledger now holds) goes on the wire as the short ticket of `offer.md` §6, and a result
+too large for any window as the marker of `cap.md` §3–§4. The plan then runs on the shaped
+transcript, so removal and the notice ladder weigh what the wire will really carry.
+
+What it deliberately does not do: shape anything but result messages, lengthen a text (a
+replacement is used only when strictly shorter), or undo itself. A text that already is a ticket
+or a marker stays as it is, whatever the options and the ledger say now, so shaping a shaped
+window changes nothing; a result the model re-judges `fact` comes back in full only when the agent
+plans from its committed transcript, as it should. The ticket and the marker are built by
+`app.core.collapse` and `app.core.cap`, the same functions the offer and `POST
+/v1/tool-results/cap` use, so the strings are the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import orjson
+
+from app.core.cap import is_truncated, marker_for
+from app.core.collapse import COLLAPSING, CollapseMode, collapsing_row, is_ticket, ticket_for
+from app.core.ledger import StandingRow
+from app.core.messages import Message
+from app.core.names import first_call_names, name_of
+from app.core.plan_types import CapOption, ShapeAction, ShapedResult
+
+# The tool name a marker gives a result no name can be recovered for.
+UNNAMED_TOOL = "the tool"
+
+
+def is_shaped(text: str) -> bool:
+    """Whether a result's text already is a ticket or a cap marker (compact or not)."""
+    if not text.lstrip().startswith("{"):  # neither can be anything but a JSON object
+        return False
+    # Both are recognised by a key, so a text that cannot spell either key (written plainly or
+    # with a `\u` escape) is no ticket or marker, and is not parsed: a capped result is often a
+    # large JSON document (a 20 KB one parses in about 50 µs).
+    if '"collapsed"' not in text and '"truncated"' not in text and "\\u" not in text:
+        return False
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return is_ticket(value) or is_truncated(value)
+
+
+def shape(
+    messages: Sequence[Message],
+    fold: Mapping[str, StandingRow] | None,
+    collapse: CollapseMode | None,
+    cap: CapOption | None,
+) -> tuple[list[Message], tuple[ShapedResult, ...]]:
+    """The shaped transcript and what was shaped, in transcript order (`shaping.md` §2).
+
+    For each result message, the first rule that applies: already shaped, unchanged; collapse to
+    the ticket when its standing collapses and the ticket is shorter; cap to the marker's compact
+    JSON when its text is over its ceiling and the marker is shorter; otherwise unchanged.
+    """
+    collapsing = None if collapse is None or fold is None else COLLAPSING[collapse]
+    # A text at or under every ceiling can be passed over without looking its tool's name up.
+    smallest_cap = None if cap is None else min([cap.max_chars, *cap.max_chars_by_tool.values()])
+    call_names: dict[str, str] | None = None  # read the first time a name is needed
+    shaped = list(messages)
+    report: list[ShapedResult] = []
+    for index, message in enumerate(messages):
+        call_id = message.tool_call_id
+        # A result message (`is_result_message`), tested inline: this loop sees every message,
+        # and most results are neither judged away nor over a ceiling.
+        if message.role != "tool" or message.not_dispatched or not call_id:
+            continue
+        text = message.content
+        row = None if collapsing is None or fold is None else fold.get(call_id)
+        if (row is None or collapsing is None or row.standing not in collapsing) and (
+            smallest_cap is None or len(text) <= smallest_cap
+        ):
+            continue
+        if call_names is None:
+            call_names = first_call_names(messages)
+        replacement, action = replacement_for(message, fold, collapse, cap, call_names)
+        if replacement is None or action is None or is_shaped(text):
+            continue
+        shaped[index] = message._replace(content=replacement)
+        report.append(
+            ShapedResult(
+                index=index,
+                tool_call_id=call_id,
+                tool_name=name_of(message, call_names),
+                action=action,
+                chars_before=len(text),
+                chars_after=len(replacement),
+                content=replacement,
+            )
+        )
+    return shaped, tuple(report)
+
+
+def replacement_for(
+    message: Message,
+    fold: Mapping[str, StandingRow] | None,
+    collapse: CollapseMode | None,
+    cap: CapOption | None,
+    call_names: dict[str, str],
+) -> tuple[str | None, ShapeAction | None]:
+    """The shorter text rules 2 and 3 would put in place of a result's text, if any."""
+    text = message.content
+    if collapse is not None and fold is not None:
+        row = collapsing_row(message, fold, collapse)
+        if row is not None:
+            ticket = ticket_for(row)
+            if len(ticket) < len(text):
+                return ticket, "collapsed"
+    if cap is None:
+        return None, None
+    name = name_of(message, call_names)
+    ceiling = cap.max_chars if name is None else cap.max_chars_by_tool.get(name, cap.max_chars)
+    if len(text) <= ceiling:
+        return None, None
+    marker = orjson.dumps(marker_for(text, UNNAMED_TOOL if name is None else name, ceiling))
+    written = marker.decode()
+    if len(written) < len(text):
+        return written, "capped"
+    return None, None
