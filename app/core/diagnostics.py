@@ -122,7 +122,7 @@ def diagnose(
             if call.id not in answered:
                 add(
                     "unanswered-call",
-                    index,
+                    index if call.source is None else call.source,
                     f"the call '{call.id}' ({call.name}) is never answered, "
                     "and later messages follow it",
                 )

@@ -26,10 +26,15 @@ from_fields = tuple.__new__
 
 
 class ToolCall(NamedTuple):
-    """One call an assistant message makes; only its id and tool name matter to the planner."""
+    """One call an assistant message makes; only its id and tool name matter to the planner.
+
+    `source` is the caller index of the item that holds the call when that is not the message's
+    own (a Responses `function_call` item inside an assistant run); None otherwise.
+    """
 
     id: str
     name: str
+    source: int | None = None
 
 
 class Message(NamedTuple):
@@ -37,7 +42,10 @@ class Message(NamedTuple):
 
     `source` is the index of the caller message this one was read from (several core messages can
     share one caller message in the Anthropic format); `None` means the message's own position.
-    `blocks` are the caller's content-block indices it holds, for writing it back.
+    `blocks` are the caller's content-block indices it holds, for writing it back. `source_end`
+    is the index of the last caller message it was read from when it spans several (a Responses
+    assistant run: reasoning, text and call items read as one assistant message); None when it
+    is one caller message.
     """
 
     role: Role
@@ -49,6 +57,7 @@ class Message(NamedTuple):
     not_dispatched: bool = False
     source: int | None = None
     blocks: tuple[int, ...] = ()
+    source_end: int | None = None
 
 
 def chars(message: Message) -> int:

@@ -10,7 +10,7 @@ one is built per turn, for transcripts of up to 100,000 messages.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from app.core.messages import Message
@@ -30,7 +30,8 @@ class Survey(NamedTuple):
     """What the plan reads about the whole transcript, gathered in one pass over it."""
 
     segments: tuple[Segment, ...]
-    callers: list[int]  # the caller's index of every core message
+    callers: list[int]  # the caller's index of every core message (its first, when it spans)
+    span_ends: dict[int, int]  # core position → its last caller index, for messages that span
     answered: frozenset[str]  # every call id a `tool` message answers, `not_dispatched` included
     system_turns: frozenset[int]  # turns holding a `system` message
     calls_by_turn: dict[int, list[str]]  # the call ids each calling turn makes
@@ -46,6 +47,7 @@ def survey(messages: Sequence[Message]) -> Survey:
     """
     segments: list[Segment] = []
     callers: list[int] = []
+    span_ends: dict[int, int] = {}
     answered: set[str] = set()
     system_turns: set[int] = set()
     calls_by_turn: dict[int, list[str]] = {}
@@ -62,6 +64,8 @@ def survey(messages: Sequence[Message]) -> Survey:
         size += len(message.content)  # chars(message), inlined
         source = message.source
         callers.append(position if source is None else source)  # caller_index, inlined
+        if message.source_end is not None:
+            span_ends[position] = message.source_end
         if role == "tool":
             if message.tool_call_id:
                 answered.add(message.tool_call_id)
@@ -77,6 +81,7 @@ def survey(messages: Sequence[Message]) -> Survey:
     return Survey(
         tuple(segments),
         callers,
+        span_ends,
         frozenset(answered),
         frozenset(system_turns),
         calls_by_turn,
@@ -92,6 +97,28 @@ def segment_turns(messages: Sequence[Message]) -> tuple[Segment, ...]:
 def turn_index_of(segments: Sequence[Segment], message_index: int) -> int:
     """The turn holding core message `message_index` (which must be in the transcript)."""
     return bisect_right([segment.start for segment in segments], message_index) - 1
+
+
+def spanned_caller_count(
+    callers: Sequence[int], span_ends: Mapping[int, int], positions: Iterable[int | None]
+) -> int:
+    """Caller messages spanned by the core messages at `positions`, in order (None: the notice).
+
+    A core message covers caller messages `callers[p]` to `span_ends[p]` (just `callers[p]` when
+    it does not span); one that starts where the previous one ended shares that caller message.
+    """
+    count = 0
+    previous: int | None = None
+    for position in positions:
+        if position is None:
+            count += 1
+            previous = None
+            continue
+        first = callers[position]
+        last = span_ends.get(position, first)
+        count += last - first + (0 if first == previous else 1)
+        previous = last
+    return count
 
 
 def caller_message_count(indices: Iterable[int | None]) -> int:

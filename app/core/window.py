@@ -10,7 +10,7 @@ format is not known here; `WindowPlan.removed` says what leaves) nor estimates t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -58,6 +58,7 @@ from app.core.turns import (
     Segment,
     Survey,
     caller_message_count,
+    spanned_caller_count,
     survey,
     turn_index_of,
 )
@@ -150,19 +151,36 @@ class Transcript:
         facts = survey(messages)
         segments, callers = facts.segments, facts.callers
         turn_starts = [callers[segment.start] for segment in segments]
-        distinct = len(set(callers)) == len(callers)
+        distinct = not facts.span_ends and len(set(callers)) == len(callers)
         chars = sum(segment.chars for segment in segments)
         return cls(messages, segments, callers, turn_starts, chars, distinct, facts)
 
-    def caller_count(self, callers: Sequence[int]) -> int:
-        """`caller_message_count` of a run of this transcript's caller indices."""
-        return len(callers) if self.distinct_callers else caller_message_count(callers)
+    def caller_count(self, positions: range) -> int:
+        """Caller messages the core messages at `positions` come from."""
+        if self.distinct_callers:
+            return len(positions)
+        return self.window_count(positions)
+
+    def window_count(self, positions: Iterable[int | None]) -> int:
+        """Caller messages of a run of core positions in window order (None: the notice)."""
+        spans = self.survey.span_ends
+        if spans:
+            return spanned_caller_count(self.callers, spans, positions)
+        callers = self.callers
+        return caller_message_count(
+            None if position is None else callers[position] for position in positions
+        )
 
     def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
         """The distinct caller messages core messages `start … end−1` come from, ascending."""
         if self.distinct_callers:  # one caller message per core message, in order
             return tuple(self.callers[start:end])
-        return tuple(sorted(set(self.callers[start:end])))
+        spans, callers = self.survey.span_ends, self.callers
+        found: set[int] = set()
+        for position in range(start, end):
+            first = callers[position]
+            found.update(range(first, spans.get(position, first) + 1))
+        return tuple(sorted(found))
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +264,7 @@ def drop_span(
 def reported_turns(
     transcript: Transcript, held: Sequence[HeldBy | None], evicted: range
 ) -> tuple[Turn, ...]:
-    callers, starts = transcript.callers, transcript.turn_starts
+    starts = transcript.turn_starts
     distinct = transcript.distinct_callers
     turns: list[Turn] = []
     for segment in transcript.segments:
@@ -257,7 +275,7 @@ def reported_turns(
                 "start": starts[index],
                 "length": segment.end - segment.start
                 if distinct
-                else caller_message_count(callers[segment.start : segment.end]),
+                else transcript.caller_count(range(segment.start, segment.end)),
                 "chars": segment.chars,
                 "fate": "evicted" if index in evicted else "kept",
                 "held_by": held[index],
@@ -338,7 +356,7 @@ def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
     """The inserted notice; its `window_index` counts the caller messages before it."""
     if drop is None or drop.notice_content is None or drop.rung is None:
         return None
-    window_index = transcript.caller_count(transcript.callers[: drop.start])
+    window_index = transcript.caller_count(range(drop.start))
     return Notice(drop.notice_content, window_index, drop.rung)
 
 
@@ -356,7 +374,7 @@ def stats_of(
     system prompt outside the transcript is counted apart (`system_chars`), never in the chars.
     """
     callers, turns = transcript.callers, len(transcript.segments)
-    messages_before = transcript.caller_count(callers)
+    messages_before = transcript.caller_count(range(len(callers)))
     chars_before = transcript.chars if chars_sent is None else chars_sent
     chars_shaped = None if chars_sent is None else transcript.chars
     if drop is None:
@@ -372,11 +390,12 @@ def stats_of(
             options.system_chars,
         )
     inserted: list[int | None] = [] if notice is None else [None]
-    window = chain(callers[: drop.start], inserted, callers[drop.end :])
     messages_after = (
         messages_before - (drop.end - drop.start) + len(inserted)
         if transcript.distinct_callers
-        else caller_message_count(window)
+        else transcript.window_count(
+            chain(range(drop.start), inserted, range(drop.end, len(callers)))
+        )
     )
     return Stats(
         messages_before,
@@ -396,19 +415,24 @@ def shaped_entries(
 ) -> tuple[ShapedEntry, ...]:
     """Each shaped result with its caller index and its position in the new window (None when
     it left with the span)."""
-    callers = transcript.callers
+    callers, spans = transcript.callers, transcript.survey.span_ends
     start, end = (len(callers), len(callers)) if drop is None else (drop.start, drop.end)
     places: dict[int, int] = {}
     wanted = {result.index for result in shaped}
     position, previous = -1, None
     inserted: list[int | None] = [None] if notice else []
     for index in chain(range(start), inserted, range(end, len(callers))):
-        caller = None if index is None else callers[index]
-        if caller is None or caller != previous:  # a new caller message of the window
+        if index is None:  # the notice: a caller message of its own
+            position, previous = position + 1, None
+            continue
+        first = callers[index]
+        if first != previous:  # a new caller message of the window
             position += 1
-        previous = caller
         if index in wanted:
             places[index] = position
+        last = spans.get(index, first)
+        position += last - first
+        previous = last
     return tuple(
         ShapedEntry(
             callers[result.index],

@@ -71,7 +71,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         if role != "user" and role != "assistant":
             return False
         out.append(
-            from_fields(Message, (role, content, (), None, None, injected, False, index, ()))
+            from_fields(Message, (role, content, (), None, None, injected, False, index, (), None))
         )
         return True
     if type(content) is not list:
@@ -93,7 +93,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 name = block.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
-                calls.append(from_fields(ToolCall, (call_id, name)))
+                calls.append(from_fields(ToolCall, (call_id, name, None)))
             elif block_type == "tool_result" or type(block_type) is not str:
                 return False
         text = "".join(pieces)
@@ -101,7 +101,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         out.append(
             from_fields(
                 Message,
-                ("assistant", text, tuple(calls), None, None, injected, False, index, blocks),
+                ("assistant", text, tuple(calls), None, None, injected, False, index, blocks, None),
             )
         )
         return True
@@ -127,7 +127,18 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             results.append(
                 from_fields(
                     Message,
-                    ("tool", body, (), call_id, None, False, not_dispatched, index, (position,)),
+                    (
+                        "tool",
+                        body,
+                        (),
+                        call_id,
+                        None,
+                        False,
+                        not_dispatched,
+                        index,
+                        (position,),
+                        None,
+                    ),
                 )
             )
             continue
@@ -144,7 +155,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         text = "".join(pieces)
         out.append(
             from_fields(
-                Message, ("user", text, (), None, None, injected, False, index, tuple(user_blocks))
+                Message,
+                ("user", text, (), None, None, injected, False, index, tuple(user_blocks), None),
             )
         )
     return True

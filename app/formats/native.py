@@ -74,7 +74,7 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
         ):
             return None
         return from_fields(
-            Message, ("tool", content, (), call_id, name, injected, not_dispatched, index, ())
+            Message, ("tool", content, (), call_id, name, injected, not_dispatched, index, (), None)
         )
     if items is not None and type(items) is not list:
         return None
@@ -89,13 +89,15 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = item.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return None
-                found.append(from_fields(ToolCall, (call_id, name)))
+                found.append(from_fields(ToolCall, (call_id, name, None)))
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, ())
+            Message, ("assistant", content, calls, None, None, injected, False, index, (), None)
         )
     if (role == "user" or role == "system") and not items:
-        return from_fields(Message, (role, content, (), None, None, injected, False, index, ()))
+        return from_fields(
+            Message, (role, content, (), None, None, injected, False, index, (), None)
+        )
     return None
 
 

@@ -79,7 +79,7 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
         ):
             return None
         return from_fields(
-            Message, ("tool", content, (), call_id, None, injected, not_dispatched, index, ())
+            Message, ("tool", content, (), call_id, None, injected, not_dispatched, index, (), None)
         )
     if role == "assistant":
         if content is None:
@@ -101,17 +101,17 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = function.get("name")
                 if type(name) is not str:
                     return None
-                found.append(from_fields(ToolCall, (call_id, name)))
+                found.append(from_fields(ToolCall, (call_id, name, None)))
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, ())
+            Message, ("assistant", content, calls, None, None, injected, False, index, (), None)
         )
     if (role == "user" or role == "system" or role == "developer") and type(content) is str:
         if items is not None:
             return None
         core_role: Role = "user" if role == "user" else "system"
         return from_fields(
-            Message, (core_role, content, (), None, None, injected, False, index, ())
+            Message, (core_role, content, (), None, None, injected, False, index, (), None)
         )
     return None
 
