@@ -12,7 +12,7 @@ from app.api.ledger import read_ledger
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.errors import FieldError, InvalidRequest
-from app.formats import detect_format, read_messages
+from app.formats import SYSTEM_FORMATS, detect_format, read_messages, system_problem
 
 
 def read_transcript(
@@ -36,16 +36,12 @@ def read_transcript(
     format_name = body.get("format") or "auto"
     try:
         if format_name == "auto":
-            format_name = detect_format(raw, system is not None)
+            format_name = detect_format(raw, system)
         already_named = any(error.loc == ("body", "system") for error in errors)
-        if system is not None and format_name != "anthropic" and not already_named:
-            errors.append(
-                FieldError(
-                    ("body", "system"),
-                    "a top-level system prompt belongs to the anthropic format only",
-                    "system_not_allowed",
-                )
-            )
+        problem = None if system is None else system_problem(system, format_name)
+        if problem is not None and not already_named:
+            kind = "system_not_allowed" if format_name not in SYSTEM_FORMATS else "system_type"
+            errors.append(FieldError(("body", "system"), problem, kind))
         messages = read_messages(raw, format_name)
     except InvalidRequest as invalid:
         errors.extend(invalid.under("body", "messages").errors)

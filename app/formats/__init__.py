@@ -13,48 +13,36 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message
+from app.core.plan_types import WindowPlan
 from app.formats import anthropic, native, openai
 from app.formats.detect import detect_format
+from app.formats.dialect import Dialect
 
-FORMATS = ("native", "openai", "anthropic")
-
-Reader = Callable[[list[Any]], list[Message]]
-Writer = Callable[[list[Any], Sequence[Message], tuple[int, int] | None, str | None], list[Any]]
-
-READERS: dict[str, Reader] = {
-    "native": native.read,
-    "openai": openai.read,
-    "anthropic": anthropic.read,
+DIALECTS: dict[str, Dialect] = {
+    dialect.name: dialect for dialect in (native.DIALECT, openai.DIALECT, anthropic.DIALECT)
 }
-WRITERS: dict[str, Writer] = {
-    "native": native.write,
-    "openai": openai.write,
-    "anthropic": anthropic.write,
-}
-
-Shaper = Callable[[list[Any], Sequence[Message], Mapping[int, str]], list[Any]]
-SHAPERS: dict[str, Shaper] = {
-    "native": native.with_result_texts,
-    "openai": openai.with_result_texts,
-    "anthropic": anthropic.with_result_texts,
-}
-
-SYSTEM_CHARS: dict[str, Callable[[Any], int]] = {"anthropic": anthropic.system_chars}
-
-PartPredicate = Callable[[list[Any], Message], bool]
-NON_TEXT_PARTS: dict[str, PartPredicate] = {
-    "openai": openai.has_non_text_part,
-    "anthropic": anthropic.has_non_text_part,
-}
+FORMATS = tuple(DIALECTS)
+# The formats whose system prompt is outside `messages`, sent in the request's `system`.
+SYSTEM_FORMATS = tuple(name for name, dialect in DIALECTS.items() if dialect.system_chars)
 
 __all__ = [
     "FORMATS",
+    "SYSTEM_FORMATS",
     "detect_format",
     "non_text_part_predicate",
+    "place_window",
     "read_messages",
+    "system_problem",
     "system_prompt_chars",
     "write_window",
 ]
+
+
+def dialect_of(format: str) -> Dialect:
+    dialect = DIALECTS.get(format)
+    if dialect is None:
+        raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
+    return dialect
 
 
 def read_messages(raw: list[Any], format: str) -> list[Message]:
@@ -62,7 +50,7 @@ def read_messages(raw: list[Any], format: str) -> list[Message]:
 
     Raises InvalidRequest with every violation, each `loc` relative to the messages array.
     """
-    return READERS[known(format)](raw)
+    return dialect_of(format).read(raw)
 
 
 def write_window(
@@ -76,29 +64,40 @@ def write_window(
     """The new window in `format`: the caller's messages without the core range `removed`
     ([s, e), None = nothing removed), with the notice text, if any, at core position s, and
     each shaped result (core index → its new text) written as the format writes a result."""
-    format = known(format)
+    dialect = dialect_of(format)
     if shaped:
-        raw = SHAPERS[format](raw, core, shaped)
-    return WRITERS[format](raw, core, removed, notice)
+        raw = dialect.with_result_texts(raw, core, shaped)
+    return dialect.write(raw, core, removed, notice)
+
+
+def place_window(
+    raw: list[Any], core: Sequence[Message], plan: WindowPlan, format: str
+) -> WindowPlan:
+    """The plan with its window figures (`messages_after`, the notice's and shaped results'
+    `window_index`) as the format lays its window out; the core's own for most formats."""
+    place = dialect_of(format).place
+    return plan if place is None else place(raw, core, plan)
 
 
 def system_prompt_chars(system: Any, format: str) -> int | None:
     """Characters of the top-level system prompt of `format` (0 when none was sent), or None when
     the format keeps its system prompt in the transcript (native, OpenAI)."""
-    count = SYSTEM_CHARS.get(known(format))
+    count = dialect_of(format).system_chars
     return None if count is None else count(system)
+
+
+def system_problem(system: Any, format: str) -> str | None:
+    """Why `system` (not null) is not a system prompt of `format`, or None when it is."""
+    check = dialect_of(format).system_problem
+    if check is None:
+        return f"a top-level system prompt belongs to the {', '.join(SYSTEM_FORMATS)} formats only"
+    return check(system)
 
 
 def non_text_part_predicate(raw: list[Any], format: str) -> Callable[[Message], bool]:
     """Whether a core message read from `raw` in `format` carries a part other than text (an
     image, a file, audio, a document): the one thing `app.core.diagnostics` asks a format."""
-    predicate = NON_TEXT_PARTS.get(known(format))
+    predicate = dialect_of(format).has_non_text_part
     if predicate is None:  # a format whose messages carry text alone
         return lambda message: False
     return lambda message: predicate(raw, message)
-
-
-def known(format: str) -> str:
-    if format not in READERS:
-        raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
-    return format

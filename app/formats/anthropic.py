@@ -18,6 +18,7 @@ from itertools import chain
 from typing import Any
 
 from app.core.messages import Message, Role, ToolCall, from_fields
+from app.formats.dialect import Dialect
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -366,3 +367,28 @@ def with_blocks(message: JsonObject, blocks: list[int]) -> JsonObject:
     if not isinstance(content, list) or len(blocks) == len(content):
         return message
     return {**message, "content": [content[block] for block in sorted(blocks)]}
+
+
+def system_problem(system: Any) -> str | None:
+    """Why `system` is not an Anthropic system prompt (a string or an array of text blocks)."""
+    if isinstance(system, str):
+        return None
+    if isinstance(system, list) and all(
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        for block in system
+    ):
+        return None
+    return "an anthropic system prompt is a string or an array of text blocks"
+
+
+DIALECT = Dialect(
+    "anthropic",
+    read,
+    write,
+    with_result_texts,
+    has_non_text_part=has_non_text_part,
+    system_chars=system_chars,
+    system_problem=system_problem,
+)

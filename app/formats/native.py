@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message, Role, ToolCall, from_fields
+from app.formats.dialect import Dialect
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -158,3 +159,6 @@ def write(
     if removed is None:
         return list(raw)
     return splice(raw, removed, None if notice is None else notice_message(notice))
+
+
+DIALECT = Dialect("native", read, write, with_result_texts)

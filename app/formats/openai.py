@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message, Role, ToolCall, from_fields
+from app.formats.dialect import Dialect
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -221,3 +222,6 @@ def write(
     if removed is None:
         return list(raw)
     return splice(raw, removed, None if notice is None else notice_message(notice))
+
+
+DIALECT = Dialect("openai", read, write, with_result_texts, has_non_text_part=has_non_text_part)

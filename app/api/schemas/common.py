@@ -4,51 +4,44 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, WithJsonSchema
+from pydantic import BeforeValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from app.core.ledger import STANDINGS
 
-FormatName = Literal["auto", "native", "openai", "anthropic"]
+FormatName = Literal["auto", "native", "openai", "anthropic", "responses", "gemini", "bedrock"]
 
 MESSAGES_DESCRIPTION = (
     "The transcript, oldest first, in `format`. Native messages are "
     '`{"role", "content", "tool_calls": [{"id", "name", "arguments"}], "tool_call_id", '
-    '"tool_name", "injected", "not_dispatched"}`; OpenAI Chat Completions and Anthropic Messages '
-    "arrays are accepted as they are. Extra fields are kept and returned verbatim."
+    '"tool_name", "injected", "not_dispatched"}`; OpenAI Chat Completions messages, Anthropic '
+    "Messages, OpenAI Responses `input` items, Gemini `contents` and Bedrock Converse messages "
+    "are accepted as they are. Extra fields are kept and returned verbatim."
 )
 FORMAT_DESCRIPTION = (
     "`auto` detects the format from the messages and says which in the response; `native`, "
-    "`openai` (Chat Completions) or `anthropic` (Messages)."
+    "`openai` (Chat Completions), `anthropic` (Messages), `responses` (OpenAI Responses input "
+    "items), `gemini` (contents) or `bedrock` (Converse messages)."
 )
 SYSTEM_DESCRIPTION = (
-    "Anthropic format only: the top-level system prompt (a string or text blocks). It is outside "
-    "the plan: never a turn, never evicted."
+    "The top-level system prompt of the formats that keep it outside the messages, in the "
+    "provider's shape: Anthropic `system` (a string or text blocks), Responses `instructions` "
+    '(a string), Gemini `systemInstruction` (`{"parts": [...]}`), Bedrock `system` (blocks). '
+    "It is outside the plan: never a turn, never evicted; counted in `stats.system_chars`."
 )
-
-
-class AnthropicTextBlock(BaseModel):
-    """A text block of an Anthropic system prompt."""
-
-    model_config = ConfigDict(extra="allow")
-    type: Literal["text"]
-    text: StrictStr
 
 
 def check_system_prompt(value: Any) -> Any:
-    """A string, an array of Anthropic text blocks, or null; one error naming `system` otherwise."""
-    if value is None or isinstance(value, str):
+    """A string, an array of blocks, a Gemini content object, or null; one error naming `system`
+    otherwise. Whether it is the shape of the format used is the format's to say
+    (`app.formats.system_problem`), once the format is known."""
+    if value is None or isinstance(value, str | dict):
         return value
-    if isinstance(value, list) and all(
-        isinstance(block, dict)
-        and block.get("type") == "text"
-        and isinstance(block.get("text"), str)
-        for block in value
-    ):
-        return [AnthropicTextBlock.model_validate(block) for block in value]
+    if isinstance(value, list) and all(isinstance(block, dict) for block in value):
+        return value
     raise PydanticCustomError(
         "system_type",
-        "system must be a string, an array of Anthropic text blocks, or null",
+        "system must be a string, an array of blocks, a Gemini content object, or null",
     )
 
 
@@ -58,9 +51,10 @@ SystemPrompt = Annotated[
     WithJsonSchema(
         {
             "anyOf": [
-                {"type": "string"},
+                {"type": "string", "description": "Anthropic or Responses (`instructions`)."},
                 {
                     "type": "array",
+                    "description": "Anthropic text blocks.",
                     "items": {
                         "type": "object",
                         "properties": {
@@ -69,6 +63,34 @@ SystemPrompt = Annotated[
                         },
                         "required": ["type", "text"],
                     },
+                },
+                {
+                    "type": "array",
+                    "description": "Bedrock system blocks (`cachePoint` and `guardContent` add "
+                    "no characters).",
+                    "items": {
+                        "type": "object",
+                        "properties": {"type": False, "text": {"type": "string"}},
+                        "anyOf": [
+                            {"required": ["text"]},
+                            {"required": ["cachePoint"]},
+                            {"required": ["guardContent"]},
+                        ],
+                    },
+                },
+                {
+                    "type": "object",
+                    "description": "Gemini `systemInstruction`.",
+                    "properties": {
+                        "parts": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {"text": {"type": "string"}},
+                            },
+                        }
+                    },
+                    "required": ["parts"],
                 },
                 {"type": "null"},
             ]

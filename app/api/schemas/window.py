@@ -439,7 +439,9 @@ class StatsOut(BaseModel):
     chars_after: int
     removed_message_count: int
     system_chars: int | None = Field(
-        None, description="Anthropic format only: characters of the top-level system prompt."
+        None,
+        description="Formats with a top-level system prompt only (anthropic, responses, gemini, "
+        "bedrock): its characters.",
     )
 
 
@@ -481,7 +483,7 @@ class RecordOut(BaseModel):
 class PlanResponse(BaseModel):
     """The window plan."""
 
-    format: Literal["native", "openai", "anthropic"]
+    format: Literal["native", "openai", "anthropic", "responses", "gemini", "bedrock"]
     strategy: StrategyKind
     engaged: bool
     current_request: CurrentRequestOut | None
