@@ -39,7 +39,13 @@ from bench.loadgen import run_load
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-FORMATS = ("native", "openai", "anthropic")
+FORMATS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
+# The dialects added after the first three are measured up to 10,000 messages.
+SIZES_BY_FORMAT = {
+    "responses": (1_000, 10_000),
+    "gemini": (1_000, 10_000),
+    "bedrock": (1_000, 10_000),
+}
 SIZES = (100, 1_000, 10_000, 100_000)
 SHAPED_SIZES = (1_000, 10_000)
 BENCH_BODY_LIMIT = 512 * 1024 * 1024
@@ -400,7 +406,8 @@ def main() -> None:
             )
             for name, path, make_body, core_of in endpoints:
                 for format_name in args.formats:
-                    for size in args.sizes:
+                    allowed = SIZES_BY_FORMAT.get(format_name, args.sizes)
+                    for size in (size for size in args.sizes if size in allowed):
                         body = make_body(size, format_name)
                         row = measure_endpoint(
                             f"{name} {format_name} {size}",
@@ -413,7 +420,7 @@ def main() -> None:
                             args.budget,
                         )
                         report[name].append({"format": format_name, "messages": size, **row})
-            for format_name in args.formats:
+            for format_name in (name for name in args.formats if name not in SIZES_BY_FORMAT):
                 for size in (size for size in args.sizes if size in SHAPED_SIZES):
                     body = plan_body(size, format_name, shaped=True)
                     row = measure_endpoint(

@@ -177,6 +177,133 @@ def to_anthropic(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, An
 SHAPING = {"collapse": "ledger-and-facts", "cap": {"max_chars": 4_000}}
 
 
+def to_responses(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """(the `instructions`, the input items): a reasoning item and one function_call item per
+    call for each calling turn, a function_call_output per result."""
+    system = ""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        if role == "system":
+            system = message["content"]
+        elif role == "assistant":
+            if message.get("tool_calls"):
+                reasoning = {"type": "reasoning", "id": f"rs_{message['tool_calls'][0]['id']}"}
+                out.append({**reasoning, "summary": [], "encrypted_content": "gAAAAB" + "x" * 64})
+            if message["content"]:
+                out.append(
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": message["content"]}],
+                    }
+                )
+            for call in message.get("tool_calls", ()):
+                out.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call["id"],
+                        "name": call["name"],
+                        "arguments": orjson.dumps(call["arguments"]).decode(),
+                    }
+                )
+        elif role == "tool":
+            out.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message["tool_call_id"],
+                    "output": message["content"],
+                }
+            )
+        else:
+            out.append({"type": "message", "role": "user", "content": message["content"]})
+    return system, out
+
+
+def to_gemini(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the `systemInstruction`, the contents): results go back in the next user content."""
+    system: dict[str, Any] = {"parts": []}
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        if role == "system":
+            system = {"parts": [{"text": message["content"]}]}
+        elif role == "assistant":
+            parts: list[dict[str, Any]] = []
+            if message["content"]:
+                parts.append({"text": message["content"]})
+            for call in message.get("tool_calls", ()):
+                parts.append(
+                    {
+                        "functionCall": {
+                            "id": call["id"],
+                            "name": call["name"],
+                            "args": call["arguments"],
+                        }
+                    }
+                )
+            out.append({"role": "model", "parts": parts})
+        elif role == "tool":
+            part = {
+                "functionResponse": {
+                    "id": message["tool_call_id"],
+                    "name": message["tool_name"],
+                    "response": {"output": message["content"]},
+                }
+            }
+            if out and out[-1]["role"] == "user" and out[-1].get("_results"):
+                out[-1]["parts"].append(part)
+            else:
+                out.append({"role": "user", "parts": [part], "_results": True})
+        else:
+            text = {"text": message["content"]}
+            if out and out[-1]["role"] == "user" and out[-1].get("_results"):
+                out[-1]["parts"].append(text)
+                out[-1]["_results"] = False
+            else:
+                out.append({"role": "user", "parts": [text]})
+    for content in out:
+        content.pop("_results", None)
+    return system, out
+
+
+def to_bedrock(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the `system` blocks, the messages): results go back in the next user message."""
+    system: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        if role == "system":
+            system = [{"text": message["content"]}, {"cachePoint": {"type": "default"}}]
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = []
+            if message["content"]:
+                blocks.append({"text": message["content"]})
+            for call in message.get("tool_calls", ()):
+                use = {"toolUseId": call["id"], "name": call["name"], "input": call["arguments"]}
+                blocks.append({"toolUse": use})
+            if out and out[-1]["role"] == "assistant":  # Converse roles alternate
+                out[-1]["content"].extend(blocks)
+            else:
+                out.append({"role": "assistant", "content": blocks})
+        elif role == "tool":
+            result = {
+                "toolResult": {
+                    "toolUseId": message["tool_call_id"],
+                    "content": [{"text": message["content"]}],
+                }
+            }
+            if out and out[-1]["role"] == "user":
+                out[-1]["content"].append(result)
+            else:
+                out.append({"role": "user", "content": [result]})
+        elif out and out[-1]["role"] == "user":
+            out[-1]["content"].append({"text": message["content"]})
+        else:
+            out.append({"role": "user", "content": [{"text": message["content"]}]})
+    return system, out
+
+
 def plan_body(messages: int, format_name: str, seed: int = 7, *, shaped: bool = False) -> bytes:
     """A `/v1/window/plan` request body with about `messages` messages in `format_name`; with
     `shaped`, both shaping options on (`SHAPING`)."""
@@ -193,8 +320,14 @@ def plan_body(messages: int, format_name: str, seed: int = 7, *, shaped: bool = 
         body["messages"] = native
     elif format_name == "openai":
         body["messages"] = to_openai(native)
-    else:
+    elif format_name == "anthropic":
         body["system"], body["messages"] = to_anthropic(native)
+    elif format_name == "responses":
+        body["system"], body["messages"] = to_responses(native)
+    elif format_name == "gemini":
+        body["system"], body["messages"] = to_gemini(native)
+    else:
+        body["system"], body["messages"] = to_bedrock(native)
     return orjson.dumps(body)
 
 

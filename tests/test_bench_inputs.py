@@ -9,10 +9,11 @@ from app.api.metrics import create_metrics
 from app.api.routes.cap import cap_answer
 from app.api.routes.offer import offer_answer
 from app.api.routes.window import plan_answer
+from bench.__main__ import FORMATS
 from bench.generate import cap_body, offer_body, plan_body
 
 
-@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("format_name", FORMATS)
 def test_plan_and_offer_bodies_are_deterministic_and_valid(format_name):
     body = plan_body(300, format_name)
     assert body == plan_body(300, format_name)
@@ -21,8 +22,22 @@ def test_plan_and_offer_bodies_are_deterministic_and_valid(format_name):
     plan = orjson.loads(answer.body)
     assert plan["format"] == format_name and plan["engaged"]
     assert plan["stats"]["removed_message_count"] > 0
+    assert plan["diagnostics"] == []
     offer = offer_answer(orjson.loads(offer_body(300, format_name)), 10**6)
     assert offer.status_code == 200
+    # Every format carries the same conversation: the same results are served.
+    native = offer_answer(orjson.loads(offer_body(300, "native")), 10**6)
+    assert orjson.loads(offer.body)["served"] == orjson.loads(native.body)["served"]
+
+
+def test_the_shaped_plan_body_shapes_results():
+    plan = orjson.loads(
+        plan_answer(
+            orjson.loads(plan_body(1_000, "native", shaped=True)), 10**6, create_metrics()
+        ).body
+    )
+    actions = {entry["action"] for entry in plan["shaped"]}
+    assert actions == {"collapsed", "capped"}
 
 
 def test_transcripts_mix_parallel_calls_and_result_sizes():

@@ -96,6 +96,97 @@ ANTHROPIC_RACK_TRANSCRIPT: list[dict[str, Any]] = [
     {"role": "user", "content": RACK_TASK},
     *_rack_steps(_anthropic_call, _anthropic_result),
 ]
+
+
+def _responses_call(call_id: str, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """A reasoning item (its content encrypted, as a stateless agent keeps it) and the call."""
+    return [
+        {
+            "type": "reasoning",
+            "id": f"rs_{call_id}",
+            "summary": [],
+            "encrypted_content": "gAAAAABnQ3Jm" + call_id * 8,
+        },
+        {
+            "type": "function_call",
+            "call_id": call_id,
+            "name": name,
+            "arguments": json.dumps(arguments, separators=(",", ":")),
+        },
+    ]
+
+
+RESPONSES_RACK_TRANSCRIPT: list[dict[str, Any]] = [
+    {"type": "message", "role": "user", "content": RACK_TASK},
+    *[
+        item
+        for call_id, name, arguments, content in RACK_STEPS
+        for item in (
+            *_responses_call(call_id, name, arguments),
+            {"type": "function_call_output", "call_id": call_id, "output": content},
+        )
+    ],
+]
+
+
+def _gemini_content(
+    call_id: str, name: str, arguments: dict[str, Any], content: str
+) -> list[dict[str, Any]]:
+    """A model content calling once (with the thought signature Gemini 3 attaches) and the user
+    content answering it."""
+    return [
+        {
+            "role": "model",
+            "parts": [
+                {
+                    "functionCall": {"id": call_id, "name": name, "args": arguments},
+                    "thoughtSignature": "CiQB0e2Kb" + call_id,
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"id": call_id, "name": name, "response": {"output": content}}}
+            ],
+        },
+    ]
+
+
+GEMINI_RACK_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "user", "parts": [{"text": RACK_TASK}]},
+    *[
+        content
+        for call_id, name, arguments, text in RACK_STEPS
+        for content in _gemini_content(call_id, name, arguments, text)
+    ],
+]
+
+
+def _bedrock_pair(
+    call_id: str, name: str, arguments: dict[str, Any], content: str
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": call_id, "name": name, "input": arguments}}],
+        },
+        {
+            "role": "user",
+            "content": [{"toolResult": {"toolUseId": call_id, "content": [{"text": content}]}}],
+        },
+    ]
+
+
+BEDROCK_RACK_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "user", "content": [{"text": RACK_TASK}]},
+    *[
+        message
+        for call_id, name, arguments, text in RACK_STEPS
+        for message in _bedrock_pair(call_id, name, arguments, text)
+    ],
+]
+
 RACK_LEDGER: list[dict[str, Any]] = [
     {"tool_call_id": "c2", "standing": "noise"},
     {"tool_call_id": "c3", "standing": "fact", "tool_name": "measure"},
@@ -184,6 +275,50 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             **RACK_OPTIONS,
         },
     },
+    "responses": {
+        "summary": "The same conversation as OpenAI Responses input items",
+        "description": (
+            "Each call is a `reasoning` item (encrypted, kept byte for byte) and a "
+            "`function_call` item, read as one assistant turn so the reasoning always leaves "
+            "or stays with its call; outputs are `function_call_output` items. The system "
+            "prompt is the request's `instructions`, sent as `system`."
+        ),
+        "value": {
+            "messages": RESPONSES_RACK_TRANSCRIPT,
+            "format": "responses",
+            "system": RACK_SYSTEM,
+            **RACK_OPTIONS,
+        },
+    },
+    "gemini": {
+        "summary": "The same conversation as Gemini contents",
+        "description": (
+            "Calls are `functionCall` parts of `model` contents, carrying their thought "
+            "signatures; results are `functionResponse` parts. Whole turns leave, so every kept "
+            "part keeps its signature. The system prompt is `systemInstruction`, sent as "
+            "`system`."
+        ),
+        "value": {
+            "messages": GEMINI_RACK_TRANSCRIPT,
+            "format": "gemini",
+            "system": {"parts": [{"text": RACK_SYSTEM}]},
+            **RACK_OPTIONS,
+        },
+    },
+    "bedrock": {
+        "summary": "The same conversation as Bedrock Converse messages",
+        "description": (
+            "Blocks are keyed by kind (`toolUse`, `toolResult`, `text`); roles alternate, and the "
+            "window keeps them alternating. The system prompt is Converse's `system` blocks, a "
+            "cache point included."
+        ),
+        "value": {
+            "messages": BEDROCK_RACK_TRANSCRIPT,
+            "format": "bedrock",
+            "system": [{"text": RACK_SYSTEM}, {"cachePoint": {"type": "default"}}],
+            **RACK_OPTIONS,
+        },
+    },
     "native-shaped": {
         "summary": "Shaping: a result judged noise sent as a ticket, an oversized log capped",
         "description": (
@@ -226,7 +361,13 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
 # The plan examples whose real answers the document shows beside them. The answers are committed in
 # `example_answers.json`, written by `python -m app.export_openapi` (which runs each example through
 # the planner), and a test fails when one differs from what the service answers.
-ANSWERED_PLAN_EXAMPLES = ("native-shaped", "openai-notice-after-system")
+ANSWERED_PLAN_EXAMPLES = (
+    "responses",
+    "gemini",
+    "bedrock",
+    "native-shaped",
+    "openai-notice-after-system",
+)
 ANSWERS_FILE = "example_answers.json"
 
 

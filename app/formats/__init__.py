@@ -14,12 +14,20 @@ from typing import Any
 
 from app.core.messages import Message
 from app.core.plan_types import WindowPlan
-from app.formats import anthropic, native, openai
+from app.formats import anthropic, bedrock, gemini, native, openai, responses
 from app.formats.detect import detect_format
 from app.formats.dialect import Dialect
 
 DIALECTS: dict[str, Dialect] = {
-    dialect.name: dialect for dialect in (native.DIALECT, openai.DIALECT, anthropic.DIALECT)
+    dialect.name: dialect
+    for dialect in (
+        native.DIALECT,
+        openai.DIALECT,
+        anthropic.DIALECT,
+        responses.DIALECT,
+        gemini.DIALECT,
+        bedrock.DIALECT,
+    )
 }
 FORMATS = tuple(DIALECTS)
 # The formats whose system prompt is outside `messages`, sent in the request's `system`.

@@ -138,8 +138,10 @@ def format_of_system(system: Any) -> str:
     """Rule 6: the format a top-level system prompt's shape names."""
     if is_object(system) and "parts" in system:
         return "gemini"
-    if isinstance(system, list) and system and all(
-        is_object(block) and "type" not in block for block in system
+    if (
+        isinstance(system, list)
+        and system
+        and all(is_object(block) and "type" not in block for block in system)
     ):
         return "bedrock"
     return "anthropic"

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.api.examples import PLAN_EXAMPLES
+from app.formats import SYSTEM_FORMATS
 from app.settings import Settings
 from tests.conftest import client_for
 from tests.core.native_wire import wire
@@ -130,7 +131,7 @@ def assert_key_order(answer: dict[str, Any]) -> None:
         assert list(refusal) == REFUSAL_KEYS
     if answer["notice"] is not None:
         assert list(answer["notice"]) == NOTICE_KEYS
-    system_chars = ["system_chars"] if answer["format"] == "anthropic" else []
+    system_chars = ["system_chars"] if answer["format"] in SYSTEM_FORMATS else []
     stats_keys = list(STATS_KEYS)
     if "shaped" in answer:
         stats_keys.insert(stats_keys.index("chars_before") + 1, "chars_shaped")

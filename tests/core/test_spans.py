@@ -33,9 +33,7 @@ TRANSCRIPT = [
 
 
 def test_turns_starts_lengths_and_removal_are_in_items() -> None:
-    plan = plan_window(
-        TRANSCRIPT, PlanOptions(strategy=SlidingWindow(1), keep_last_tool_results=0)
-    )
+    plan = plan_window(TRANSCRIPT, PlanOptions(strategy=SlidingWindow(1), keep_last_tool_results=0))
     assert [(t["start"], t["length"]) for t in plan.turns] == [(0, 1), (1, 5), (6, 3), (9, 3)]
     assert plan.evicted == (1, 2)
     assert plan.evicted_messages == tuple(range(1, 9))

@@ -28,7 +28,12 @@ from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
 from app.core.window import plan_window
 from app.errors import FieldError
-from app.formats import non_text_part_predicate, system_prompt_chars, write_window
+from app.formats import (
+    non_text_part_predicate,
+    place_window,
+    system_prompt_chars,
+    write_window,
+)
 
 router = APIRouter(tags=["window"])
 PLAN_PATH = "/v1/window/plan"
@@ -57,6 +62,7 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
     started = time.perf_counter()
     body, options, format_name, messages = read_plan_request(raw, max_messages)
     result = plan_window(messages, options)
+    result = place_window(raw["messages"], messages, result, format_name)
     found = diagnose(messages, non_text_part_predicate(raw["messages"], format_name))
     content: dict[str, Any] = {
         "format": format_name,

@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, WithJsonSchema
+from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from app.core.ledger import STANDINGS
+from app.formats import FORMATS
 
-FormatName = Literal["auto", "native", "openai", "anthropic", "responses", "gemini", "bedrock"]
+FORMAT_NAMES = ("auto", *FORMATS)
+
+
+def check_format_name(value: Any) -> str:
+    """`auto` or a format this service reads (`app.formats.FORMATS`, where each one registers)."""
+    if isinstance(value, str) and value in FORMAT_NAMES:
+        return value
+    raise PydanticCustomError(
+        "literal_error", "Input should be {expected}", {"expected": ", ".join(FORMAT_NAMES)}
+    )
+
+
+FormatName = Annotated[
+    str, PlainValidator(check_format_name), WithJsonSchema({"enum": list(FORMAT_NAMES)})
+]
+# The format an answer names: never `auto`.
+UsedFormat = Annotated[str, WithJsonSchema({"enum": list(FORMATS)})]
 
 MESSAGES_DESCRIPTION = (
     "The transcript, oldest first, in `format`. Native messages are "

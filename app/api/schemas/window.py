@@ -31,6 +31,7 @@ from app.api.schemas.common import (
     FormatName,
     LedgerRows,
     SystemPrompt,
+    UsedFormat,
 )
 from app.api.types import NonNegativeWhole, PositiveWhole, json_number
 from app.core import defaults, usage
@@ -483,7 +484,7 @@ class RecordOut(BaseModel):
 class PlanResponse(BaseModel):
     """The window plan."""
 
-    format: Literal["native", "openai", "anthropic", "responses", "gemini", "bedrock"]
+    format: UsedFormat
     strategy: StrategyKind
     engaged: bool
     current_request: CurrentRequestOut | None

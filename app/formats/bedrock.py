@@ -1,0 +1,645 @@
+"""Amazon Bedrock Converse `messages`, read block by block and written back with alternating roles.
+
+Blocks carry no `type`: each is keyed by its kind (`text`, `toolUse`, `toolResult`, `image`, …).
+An assistant message is one core message (its text blocks joined, its `toolUse` blocks the calls).
+A user message is first one core `tool` message per `toolResult` block, then one core `user`
+message per `text` block, so a notice or a reminder that shares a message with the person's words
+stays a core message of its own; a block that is neither (an image, a document, a cache point, a
+guard block, a kind this version does not know) travels with the text block before it, or with
+the first one when it comes first. Every core message remembers its caller index and the block
+indices it holds, and the window is written by regrouping the kept core messages, each block the
+caller's own object.
+
+Converse requires the roles to alternate, so the window is then laid out at the seam the removal
+left: the notice's text block joins a user message beside it (the kept request before it, else
+the user message after it) and stands alone only when neither neighbour is a user message, and
+two messages of one role left side by side are written as one. `place` reports the window figures
+(`messages_after`, the notice's and the shaped results' `window_index`) of that layout; both go
+through `seam_groups`, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from app.core.messages import Message, Role, ToolCall, from_fields
+from app.core.plan_types import WindowPlan
+from app.formats.dialect import Dialect
+from app.formats.fields import (
+    JsonObject,
+    Loc,
+    Problems,
+    flag,
+    is_object,
+    message_object,
+    part_text,
+    required_id,
+    required_name,
+    role_of,
+    unknown_role,
+)
+
+ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+# The block kinds this reader reads; any other kind adds nothing and travels with its message.
+READ_KINDS = ("text", "toolUse", "toolResult")
+EXTENSIONS = ("injected", "not_dispatched")
+# Blocks that are a part of their own for `diagnostics` (`empty-message`).
+MEDIA_KINDS = ("image", "document", "video", "audio")
+SYSTEM_KINDS = ("text", "cachePoint", "guardContent")
+
+# The items of the window at the removal's seam (see `seam_groups`).
+PREV, NOTICE, NEXT = 0, 1, 2
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+
+def read(raw: list[Any]) -> list[Message]:
+    """The core transcript of Converse `messages`; raises InvalidRequest naming every violation."""
+    problems = Problems()
+    messages: list[Message] = []
+    for index, value in enumerate(raw):
+        if type(value) is dict and read_plain(value, index, messages):
+            continue
+        message = message_object(value, index, problems)
+        if message is not None:
+            read_message(message, index, problems, messages)
+    problems.raise_if_any()
+    return messages
+
+
+def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
+    """Append the core messages of an ordinary, well-formed message to `out`; False otherwise.
+
+    Nearly every message of a real transcript takes this path, which reads each block once with
+    exact type tests. Anything unusual (a block holding two kinds, a call without an id, a
+    misplaced block, a flag that is not a boolean, a message-level `injected`) returns False with
+    `out` unchanged, and `read_message` reads the message again with every check.
+    """
+    role = message.get("role")
+    content = message.get("content")
+    if "injected" in message:
+        return False
+    if type(content) is str:
+        if role != "user" and role != "assistant":
+            return False
+        out.append(
+            from_fields(Message, (role, content, (), None, None, False, False, index, (), None))
+        )
+        return True
+    if type(content) is not list:
+        return False
+    if role == "assistant":
+        return read_plain_assistant(content, index, out)
+    if role != "user":
+        return False
+    results: list[Message] = []
+    texts: list[tuple[str, bool, int]] = []  # per text block: its text, injected, its position
+    others: list[tuple[int, int]] | None = None  # (owning text's number, position) per other block
+    for position, block in enumerate(content):
+        if type(block) is not dict:
+            return False
+        if "text" in block:
+            text = block["text"]
+            if type(text) is not str:
+                return False
+            injected = False
+            if len(block) != 1:
+                injected = block.get("injected", False)
+                if (
+                    (injected is not True and injected is not False)
+                    or "toolResult" in block
+                    or "toolUse" in block
+                ):
+                    return False
+            texts.append((text, injected, position))
+        elif "toolResult" in block:
+            result = block["toolResult"]
+            if type(result) is not dict or "toolUse" in block:
+                return False
+            call_id = result.get("toolUseId")
+            body = result.get("content", ())
+            not_dispatched = result.get("not_dispatched", False)
+            if (
+                type(call_id) is not str
+                or not call_id
+                or (type(body) is not list and type(body) is not tuple)
+                or (not_dispatched is not True and not_dispatched is not False)
+            ):
+                return False
+            pieces: list[str] = []
+            for item in body:
+                if type(item) is not dict:
+                    return False
+                if "text" in item:
+                    piece = item["text"]
+                    if type(piece) is not str or "json" in item:
+                        return False
+                    pieces.append(piece)
+                elif "json" in item:
+                    pieces.append(orjson.dumps(item["json"]).decode())
+            results.append(
+                from_fields(
+                    Message,
+                    (
+                        "tool",
+                        pieces[0] if len(pieces) == 1 else "".join(pieces),
+                        (),
+                        call_id,
+                        None,
+                        False,
+                        not_dispatched,
+                        index,
+                        (position,),
+                        None,
+                    ),
+                )
+            )
+        elif "toolUse" in block or kindless(block):
+            return False
+        elif others is None:
+            others = [(len(texts) - 1, position)]
+        else:
+            others.append((len(texts) - 1, position))
+    out.extend(results)
+    if not texts:
+        if others is not None or not content:
+            held = () if others is None else tuple(position for _, position in others)
+            out.append(
+                from_fields(Message, ("user", "", (), None, None, False, False, index, held, None))
+            )
+        return True
+    if others is None:
+        for text, injected, position in texts:
+            out.append(
+                from_fields(
+                    Message,
+                    ("user", text, (), None, None, injected, False, index, (position,), None),
+                )
+            )
+        return True
+    owned = [[position] for _, _, position in texts]
+    for owner, position in others:  # before the first text block: the first one's
+        owned[max(owner, 0)].append(position)
+    for (text, injected, _), blocks in zip(texts, owned, strict=True):
+        held = tuple(sorted(blocks))
+        out.append(
+            from_fields(Message, ("user", text, (), None, None, injected, False, index, held, None))
+        )
+    return True
+
+
+def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> bool:
+    pieces: list[str] = []
+    calls: list[ToolCall] = []
+    for block in content:
+        if type(block) is not dict:
+            return False
+        if "text" in block:
+            text = block["text"]
+            if type(text) is not str:
+                return False
+            if len(block) != 1:
+                injected = block.get("injected", False)
+                if (
+                    (injected is not True and injected is not False)
+                    or "toolUse" in block
+                    or "toolResult" in block
+                ):
+                    return False
+            pieces.append(text)
+        elif "toolUse" in block:
+            use = block["toolUse"]
+            if type(use) is not dict or "toolResult" in block:
+                return False
+            call_id = use.get("toolUseId")
+            name = use.get("name")
+            if type(call_id) is not str or not call_id or type(name) is not str:
+                return False
+            calls.append(from_fields(ToolCall, (call_id, name, None)))
+        elif "toolResult" in block or kindless(block):
+            return False
+    blocks = tuple(range(len(content)))
+    out.append(
+        from_fields(
+            Message,
+            (
+                "assistant",
+                "".join(pieces),
+                tuple(calls),
+                None,
+                None,
+                False,
+                False,
+                index,
+                blocks,
+                None,
+            ),
+        )
+    )
+    return True
+
+
+def read_message(message: JsonObject, index: int, problems: Problems, out: list[Message]) -> None:
+    """Append the core messages of caller message `index` to `out`, naming every violation."""
+    role = role_of(message, index, problems)
+    if "injected" in message:
+        problems.add(
+            (index, "injected"),
+            "in bedrock, 'injected' marks a text block ({'text': ..., 'injected': true}), not a "
+            "message: a message's fields do not survive the merge of two neighbours",
+            "extra_forbidden",
+        )
+    if role is None:
+        return
+    core_role = ROLES.get(role)
+    if core_role is None:
+        unknown_role(role, tuple(ROLES), (index, "role"), problems)
+        return
+    content = message.get("content")
+    if isinstance(content, str):  # not Converse's shape, but a plain transcript reads alike
+        out.append(Message(core_role, content, source=index))
+        return
+    if not isinstance(content, list):
+        if "content" not in message:
+            problems.add((index, "content"), "a message needs content", "missing")
+        else:
+            problems.add(
+                (index, "content"),
+                "content must be an array of content blocks (or a string)",
+                "list_type",
+            )
+        return
+    if core_role == "assistant":
+        out.append(read_assistant(content, index, problems))
+    else:
+        out.extend(read_user(content, index, problems))
+
+
+def block_kind(block: Any, loc: Loc, problems: Problems) -> str | None:
+    """The kind of a content block this reader reads (`text`, `toolUse`, `toolResult`), "" for
+    any other kind, or None (and an error) when the block is not one."""
+    if not is_object(block):
+        problems.add(loc, "a content block must be an object", "dict_type")
+        return None
+    kinds = [kind for kind in READ_KINDS if kind in block]
+    if len(kinds) > 1:
+        problems.add(loc, f"a content block holds one kind, not {' and '.join(kinds)}")
+        return None
+    if kinds:
+        return kinds[0]
+    if kindless(block):
+        problems.add(
+            loc, "a content block needs a key naming its kind (text, image, toolResult, …)"
+        )
+        return None
+    return ""
+
+
+def kindless(block: JsonObject) -> bool:
+    """A block with no key naming a kind (empty, or only extension fields)."""
+    return all(key in EXTENSIONS for key in block)
+
+
+def read_assistant(content: list[Any], index: int, problems: Problems) -> Message:
+    """Text blocks joined, `toolUse` blocks as calls; every other block adds nothing."""
+    pieces: list[str] = []
+    calls: list[ToolCall] = []
+    for position, block in enumerate(content):
+        loc = (index, "content", position)
+        kind = block_kind(block, loc, problems)
+        if kind == "text":
+            pieces.append(part_text(block, "text", loc, problems))
+            flag(block, "injected", (*loc, "injected"), problems)
+        elif kind == "toolUse":
+            use = block["toolUse"]
+            use_loc = (*loc, "toolUse")
+            if not is_object(use):
+                problems.add(use_loc, "a toolUse block holds an object", "dict_type")
+                continue
+            call_id = required_id(use, "toolUseId", (*use_loc, "toolUseId"), problems)
+            calls.append(
+                ToolCall(call_id, required_name(use, "name", (*use_loc, "name"), problems))
+            )
+        elif kind == "toolResult":
+            problems.add(loc, "a toolResult block answers a call: it belongs in a user message")
+    return Message(
+        "assistant",
+        "".join(pieces),
+        tuple(calls),
+        source=index,
+        blocks=tuple(range(len(content))),
+    )
+
+
+def read_user(content: list[Any], index: int, problems: Problems) -> list[Message]:
+    """One core tool message per `toolResult` block, then one core user message per `text` block
+    (the other blocks with the text block before them, or the first), or one user message with
+    no text when the message has other blocks but no text block, or no block at all."""
+    results: list[Message] = []
+    texts: list[tuple[str, bool, list[int]]] = []
+    leading: list[int] = []
+    for position, block in enumerate(content):
+        loc = (index, "content", position)
+        kind = block_kind(block, loc, problems)
+        if kind == "toolResult":
+            results.append(read_tool_result(block, index, position, problems))
+        elif kind == "text":
+            text = part_text(block, "text", loc, problems)
+            texts.append((text, flag(block, "injected", (*loc, "injected"), problems), [position]))
+        elif kind == "toolUse":
+            problems.add(loc, "a toolUse block is a call: it belongs in an assistant message")
+        elif kind == "" and texts:
+            texts[-1][2].append(position)
+        elif kind == "":
+            leading.append(position)
+    users = [
+        Message(
+            "user",
+            text,
+            injected=injected,
+            source=index,
+            blocks=(*leading, *blocks) if number == 0 else tuple(blocks),
+        )
+        for number, (text, injected, blocks) in enumerate(texts)
+    ]
+    if not texts and (leading or not content):
+        users.append(Message("user", "", source=index, blocks=tuple(leading)))
+    return [*results, *users]
+
+
+def read_tool_result(block: JsonObject, index: int, position: int, problems: Problems) -> Message:
+    loc = (index, "content", position, "toolResult")
+    result = block["toolResult"]
+    if not is_object(result):
+        problems.add(loc, "a toolResult block holds an object", "dict_type")
+        return Message("tool", tool_call_id="", source=index, blocks=(position,))
+    return Message(
+        "tool",
+        tool_result_text(result, loc, problems),
+        tool_call_id=required_id(result, "toolUseId", (*loc, "toolUseId"), problems),
+        not_dispatched=flag(result, "not_dispatched", (*loc, "not_dispatched"), problems),
+        source=index,
+        blocks=(position,),
+    )
+
+
+def tool_result_text(result: JsonObject, loc: Loc, problems: Problems) -> str:
+    """Its `text` blocks and the compact JSON of its `json` blocks, joined in order; "" when it
+    has no content. Other blocks (images, documents) add nothing."""
+    content = result.get("content", [])
+    content_loc = (*loc, "content")
+    if not isinstance(content, list):
+        problems.add(content_loc, "a toolResult's content must be an array of blocks", "list_type")
+        return ""
+    pieces: list[str] = []
+    for position, item in enumerate(content):
+        item_loc = (*content_loc, position)
+        if not is_object(item):
+            problems.add(item_loc, "a toolResult content block must be an object", "dict_type")
+        elif "text" in item and "json" in item:
+            problems.add(item_loc, "a content block holds one kind, not text and json")
+        elif "text" in item:
+            pieces.append(part_text(item, "text", item_loc, problems))
+        elif "json" in item:
+            pieces.append(orjson.dumps(item["json"]).decode())
+    return "".join(pieces)
+
+
+# ---- what the other modules ask ----------------------------------------------------------------
+
+
+def has_non_text_part(raw: list[Any], message: Message) -> bool:
+    """Whether the core message holds an image, document, video or audio block."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list):
+        return False
+    return any(
+        is_object(content[block]) and any(kind in content[block] for kind in MEDIA_KINDS)
+        for block in message.blocks
+    )
+
+
+def system_chars(system: Any) -> int:
+    """Characters of the top-level `system` blocks: their text joined (validated before)."""
+    if not isinstance(system, list):
+        return 0
+    return sum(len(block["text"]) for block in system if "text" in block)
+
+
+def system_problem(system: Any) -> str | None:
+    """Why `system` is not a Converse system prompt (an array of `text`, `cachePoint` and
+    `guardContent` blocks), or None."""
+    if isinstance(system, list) and all(
+        is_object(block)
+        and sum(kind in block for kind in SYSTEM_KINDS) == 1
+        and "type" not in block
+        and isinstance(block.get("text", ""), str)
+        for block in system
+    ):
+        return None
+    return (
+        "a bedrock system prompt is an array of blocks, each one 'text' (a string), "
+        "'cachePoint' or 'guardContent'"
+    )
+
+
+def with_result_texts(
+    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
+) -> list[Any]:
+    """The caller's messages with each shaped result's `toolResult` content replaced by
+    `[{"text": <text>}]` (copies of that block and message, every other key as sent)."""
+    shaped = list(raw)
+    for index, text in texts.items():
+        message = core[index]
+        source = index if message.source is None else message.source
+        caller = shaped[source]
+        if caller is raw[source]:  # copy a message once, however many of its blocks change
+            caller = shaped[source] = {**caller, "content": list(caller["content"])}
+        blocks = caller["content"]
+        for position in message.blocks:
+            block = blocks[position]
+            blocks[position] = {
+                **block,
+                "toolResult": {**block["toolResult"], "content": [{"text": text}]},
+            }
+    return shaped
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+Run = tuple[int, list[int]]  # (caller index, the block indices kept)
+
+
+def caller_role(message: Message) -> str:
+    """The role of the caller message a core message comes from (a result is in a user message)."""
+    return "assistant" if message.role == "assistant" else "user"
+
+
+def seam_groups(prev_role: str | None, notice: bool, next_role: str | None) -> list[list[int]]:
+    """The window messages at the removal's seam, each the items it holds, in order.
+
+    The items are the last caller message before the removed range (PREV, with `prev_role`;
+    None when there is none), the notice, and the first caller message after it (NEXT). The
+    notice joins PREV when it is a user message (the kept request), else NEXT when that is one
+    (the ordinary path), and stands alone otherwise; then PREV and NEXT, when they now stand side
+    by side with one role, are one message (also when they are one caller message split by the
+    removal).
+    """
+    groups: list[tuple[str, list[int]]] = []
+    if prev_role is not None:
+        groups.append((prev_role, [PREV]))
+    notice_first = False
+    if notice:
+        if prev_role == "user":
+            groups[-1][1].append(NOTICE)
+        elif next_role == "user":
+            notice_first = True
+        else:
+            groups.append(("user", [NOTICE]))
+    if next_role is not None:
+        items = [NOTICE, NEXT] if notice_first else [NEXT]
+        if groups and groups[-1][0] == next_role:
+            groups[-1][1].extend(items)
+        else:
+            groups.append((next_role, items))
+    return [items for _, items in groups]
+
+
+def kept_runs(core: Sequence[Message], positions: range) -> list[Run]:
+    """(caller index, block indices) per run of consecutive positions sharing a caller message."""
+    runs: list[Run] = []
+    last: Run | None = None
+    for position in positions:
+        message = core[position]
+        source = position if message.source is None else message.source
+        if last is not None and last[0] == source:
+            last[1].extend(message.blocks)
+        else:
+            last = (source, list(message.blocks))
+            runs.append(last)
+    return runs
+
+
+def with_blocks(message: JsonObject, blocks: list[int]) -> JsonObject:
+    """The caller's message itself when every block is kept (or its content is a string);
+    otherwise a copy with every other key as sent and only the kept blocks, in their order."""
+    content = message["content"]
+    if not isinstance(content, list) or len(blocks) == len(content):
+        return message
+    return {**message, "content": [content[block] for block in sorted(blocks)]}
+
+
+def notice_block(text: str) -> JsonObject:
+    return {"text": text}
+
+
+def write(
+    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+) -> list[Any]:
+    """The kept core messages regrouped into caller messages, laid out at the seam by
+    `seam_groups`: the notice beside (or inside) a user message, no two neighbours of one role
+    that the removal put side by side."""
+    if removed is None:
+        return list(raw)
+    start, end = removed
+    head = kept_runs(core, range(start))
+    tail = kept_runs(core, range(end, len(core)))
+    prev = head.pop() if head else None
+    following = tail[0] if tail else None
+    groups = seam_groups(
+        None if prev is None else caller_role(core[start - 1]),
+        notice is not None,
+        None if following is None else caller_role(core[end]),
+    )
+    window: list[Any] = [with_blocks(raw[source], blocks) for source, blocks in head]
+    for items in groups:
+        runs = [prev if item == PREV else following if item == NEXT else None for item in items]
+        window.append(written(raw, runs, notice or ""))
+    window.extend(with_blocks(raw[source], blocks) for source, blocks in tail[1:])
+    return window
+
+
+def written(raw: list[Any], runs: list[Run | None], notice: str) -> JsonObject:
+    """One window message from the runs it holds (None: the notice), in order: the first caller
+    message's fields, every run's kept blocks and the notice's text block, in order."""
+    kept = [run for run in runs if run is not None]
+    if not kept:
+        return {"role": "user", "content": [notice_block(notice)]}
+    sources = {source for source, _ in kept}
+    if len(kept) == len(runs) and len(sources) == 1:  # one caller message, no notice
+        return with_blocks(raw[kept[0][0]], [block for _, blocks in kept for block in blocks])
+    content: list[Any] = []
+    for run in runs:
+        if run is None:
+            content.append(notice_block(notice))
+        else:
+            blocks = raw[run[0]]["content"]
+            if isinstance(blocks, str):  # a plain string is one text block once it has company
+                content.append({"text": blocks})
+            else:
+                content.extend(blocks[block] for block in sorted(run[1]))
+    return {**raw[kept[0][0]], "content": content}
+
+
+def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
+    """The plan with `messages_after`, the notice's and each shaped result's `window_index` as
+    `write` lays the window out (the core counts the notice as a message of its own and merges
+    nothing). Reads only the seam: every caller message has a core message, in order, so the
+    caller messages before and after it keep their places."""
+    if plan.removed is None:
+        return plan
+    start, end = plan.removed
+
+    def caller(position: int) -> int:
+        source = core[position].source
+        return position if source is None else source
+
+    prev = caller(start - 1) if start > 0 else None
+    following = caller(end) if end < len(core) else None
+    groups = seam_groups(
+        None if prev is None else caller_role(core[start - 1]),
+        plan.notice is not None,
+        None if following is None else caller_role(core[end]),
+    )
+    before = 0 if prev is None else prev  # caller messages ahead of the seam, in place
+    at = {item: before + number for number, items in enumerate(groups) for item in items}
+    after = 0 if following is None else len(raw) - following - 1
+    stats = dataclasses.replace(plan.stats, messages_after=before + len(groups) + after)
+    notice = plan.notice
+    if notice is not None:
+        notice = dataclasses.replace(notice, window_index=at[NOTICE])
+
+    def window_index(position: int) -> int | None:
+        if start <= position < end:
+            return None
+        source = caller(position)
+        if position < start:
+            return at[PREV] if source == prev else source
+        assert following is not None
+        return at[NEXT] + source - following
+
+    shaped = plan.shaped
+    if shaped is not None:
+        shaped = tuple(
+            dataclasses.replace(entry, window_index=window_index(result.index))
+            for entry, result in zip(shaped, plan.shaped_results, strict=True)
+        )
+    return dataclasses.replace(plan, stats=stats, notice=notice, shaped=shaped)
+
+
+DIALECT = Dialect(
+    "bedrock",
+    read,
+    write,
+    with_result_texts,
+    has_non_text_part=has_non_text_part,
+    system_chars=system_chars,
+    system_problem=system_problem,
+    place=place,
+)

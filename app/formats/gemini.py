@@ -1,0 +1,590 @@
+"""Gemini `contents`, read part by part into core messages and merged back on writing.
+
+The caller's `messages` is the `contents` list of a `generateContent` request: `{"role": "user" |
+"model" (absent = user), "parts": [...]}`. A `model` content is one core assistant message (the
+text of its non-thought `text` parts, its `functionCall` parts as calls); a `user` content is one
+core tool message per `functionResponse` part, then one core user message holding every other
+part. Every core message remembers its content index (`source`) and part indices (`blocks`), so a
+window is written as Anthropic's is: kept core messages regrouped into their contents, each kept
+part the caller's own object, so thought parts and every `thoughtSignature` stay where the API put
+them. The system prompt (`systemInstruction`) is outside `contents`, sent in the request's `system`.
+
+Gemini calls often carry no id. The service then names a call `<name>#<k>:<h>` (`k` its position
+among the calls of that name in its content, `h` the first 12 hex digits of SHA-256 of that
+content's compact JSON), and a `functionResponse` without an id answers the k-th call of its name
+of the model content right before its own (the k-th response of that name). A response that
+answers no call is named the same way from its own user content, so it is an orphan result the
+diagnostics report rather than a refused request. These names are never written back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from itertools import chain
+from typing import Any
+
+import orjson
+
+from app.core.messages import Message, ToolCall, from_fields
+from app.formats.anthropic import NOTICE_POSITION, kept_runs
+from app.formats.dialect import Dialect
+from app.formats.fields import (
+    JsonObject,
+    Loc,
+    Problems,
+    flag,
+    is_object,
+    message_object,
+    required_name,
+    unknown_role,
+)
+
+ROLES = ("user", "model")
+# Snake-case spellings the REST API also parses: read silently as unknown parts, they would hide
+# a call or a result from the pairing, so they are refused with the camelCase name to send.
+SNAKE_CASE = {"function_call": "functionCall", "function_response": "functionResponse"}
+NO_CALLS: tuple[ToolCall, ...] = ()
+
+
+def content_hash(content: Any) -> str:
+    """The first 12 hex digits of SHA-256 of the content's compact JSON (`cap.md` §2.1)."""
+    return hashlib.sha256(orjson.dumps(content)).hexdigest()[:12]
+
+
+def generated_id(name: str, k: int, digest: str) -> str:
+    return f"{name}#{k}:{digest}"
+
+
+def response_text(response: JsonObject | None) -> str:
+    """A result's text: `response.output` when it is the one key and a string, else the compact
+    JSON of `response`; "" when the response is absent."""
+    if response is None:
+        return ""
+    if len(response) == 1:
+        output = response.get("output")
+        if type(output) is str:
+            return output
+    return orjson.dumps(response).decode()
+
+
+class Answers:
+    """Which call an id-less `functionResponse` of one user content answers (see the module
+    docstring): the calls of the model content right before it, by name and order."""
+
+    __slots__ = ("by_name", "calls", "content", "digest", "seen")
+
+    def __init__(self, calls: tuple[ToolCall, ...], content: Any) -> None:
+        self.calls = calls
+        self.content = content  # the user content, hashed only for a response answering no call
+        self.by_name: dict[str, list[str]] | None = None
+        self.seen: dict[str, int] = {}
+        self.digest: str | None = None
+
+    def position(self, name: str) -> int:
+        """The 1-based position of the next response of `name` among this content's."""
+        k = self.seen.get(name, 0) + 1
+        self.seen[name] = k
+        return k
+
+    def answer(self, name: str, k: int) -> str:
+        """The id of the k-th call of `name`, or a name no call of the model content carries."""
+        by_name = self.by_name
+        if by_name is None:
+            by_name = self.by_name = {}
+            for call in self.calls:
+                by_name.setdefault(call.name, []).append(call.id)
+        ids = by_name.get(name)
+        if ids is not None and k <= len(ids):
+            return ids[k - 1]
+        if self.digest is None:
+            self.digest = content_hash(self.content)
+        return generated_id(name, k, self.digest)
+
+
+def read(raw: list[Any]) -> list[Message]:
+    """The core transcript of Gemini `contents`; raises InvalidRequest naming every violation."""
+    problems = Problems()
+    messages: list[Message] = []
+    previous = NO_CALLS  # the calls of the content right before, when it is a model content
+    for index, value in enumerate(raw):
+        calls = read_plain(value, index, previous, messages) if type(value) is dict else None
+        if calls is None:
+            content = message_object(value, index, problems)
+            calls = NO_CALLS
+            if content is not None:
+                calls = read_content(content, index, previous, problems, messages)
+        previous = calls
+    problems.raise_if_any()
+    return messages
+
+
+def read_plain(
+    content: JsonObject, index: int, previous: tuple[ToolCall, ...], out: list[Message]
+) -> tuple[ToolCall, ...] | None:
+    """Append the core messages of an ordinary, well-formed content to `out` and return its calls
+    (none for a user content); None, with `out` unchanged, for anything unusual.
+
+    Nearly every content of a real transcript takes this path, which reads each part once with
+    exact type tests. Anything else (a part that is not an object, a non-string text or name, a
+    call in a user content, a response that is not an object, a snake_case key) returns None, and
+    `read_content` reads the content again with every check, naming every violation.
+    """
+    get = content.get
+    role = get("role", "user")
+    parts = get("parts")
+    injected = get("injected", False)
+    if type(parts) is not list or (injected is not True and injected is not False):
+        return None
+    pieces: list[str] = []
+    if role == "model":
+        named: list[tuple[str | None, str]] = []
+        for part in parts:
+            if type(part) is not dict:
+                return None
+            text = part.get("text")
+            call = part.get("functionCall")
+            if text is not None:
+                if type(text) is not str:
+                    return None
+                thought = part.get("thought")
+                if thought is None or thought is False:
+                    pieces.append(text)
+                elif thought is not True:
+                    return None
+            if call is not None:
+                if type(call) is not dict:
+                    return None
+                call_id = call.get("id")
+                name = call.get("name")
+                if type(name) is not str or (
+                    call_id is not None and (type(call_id) is not str or not call_id)
+                ):
+                    return None
+                named.append((call_id, name))
+            if (
+                part.get("functionResponse") is not None
+                or "function_call" in part
+                or "function_response" in part
+            ):
+                return None
+        calls = tuple(model_calls(named, content)) if named else NO_CALLS
+        out.append(
+            from_fields(
+                Message,
+                (
+                    "assistant",
+                    "".join(pieces),
+                    calls,
+                    None,
+                    None,
+                    injected,
+                    False,
+                    index,
+                    tuple(range(len(parts))),
+                    None,
+                ),
+            )
+        )
+        return calls
+    if role != "user":
+        return None
+    results: list[Message] = []
+    user_parts: list[int] = []
+    answers: Answers | None = None
+    for position, part in enumerate(parts):
+        if type(part) is not dict:
+            return None
+        if (
+            part.get("functionCall") is not None
+            or "function_call" in part
+            or "function_response" in part
+        ):
+            return None
+        response_part = part.get("functionResponse")
+        text = part.get("text")
+        if response_part is not None:
+            if type(response_part) is not dict or text is not None:
+                return None
+            get_field = response_part.get
+            name = get_field("name")
+            call_id = get_field("id")
+            response = get_field("response")
+            not_dispatched = get_field("not_dispatched", False)
+            if (
+                type(name) is not str
+                or (call_id is not None and (type(call_id) is not str or not call_id))
+                or (response is not None and type(response) is not dict)
+                or (not_dispatched is not True and not_dispatched is not False)
+            ):
+                return None
+            if answers is None:
+                answers = Answers(previous, content)
+            k = answers.position(name)
+            if call_id is None:
+                call_id = answers.answer(name, k)
+            results.append(
+                from_fields(
+                    Message,
+                    (
+                        "tool",
+                        response_text(response),
+                        (),
+                        call_id,
+                        name,
+                        False,
+                        not_dispatched,
+                        index,
+                        (position,),
+                        None,
+                    ),
+                )
+            )
+            continue
+        if text is not None:
+            if type(text) is not str:
+                return None
+            pieces.append(text)
+        user_parts.append(position)
+    out.extend(results)
+    if user_parts or not parts:
+        out.append(
+            from_fields(
+                Message,
+                (
+                    "user",
+                    "".join(pieces),
+                    (),
+                    None,
+                    None,
+                    injected,
+                    False,
+                    index,
+                    tuple(user_parts),
+                    None,
+                ),
+            )
+        )
+    return NO_CALLS
+
+
+def model_calls(named: list[tuple[str | None, str]], content: Any) -> list[ToolCall]:
+    """The calls of a model content, each `(id or None, name)` in part order: its own id, or the
+    generated one (`<name>#<k>:<h>`)."""
+    seen: dict[str, int] = {}
+    digest: str | None = None
+    calls: list[ToolCall] = []
+    for call_id, name in named:
+        k = seen[name] = seen.get(name, 0) + 1
+        if call_id is None:
+            if digest is None:
+                digest = content_hash(content)
+            call_id = generated_id(name, k, digest)
+        calls.append(from_fields(ToolCall, (call_id, name, None)))
+    return calls
+
+
+# ---- the checking path ---------------------------------------------------------------------------
+
+
+def read_content(
+    content: JsonObject,
+    index: int,
+    previous: tuple[ToolCall, ...],
+    problems: Problems,
+    out: list[Message],
+) -> tuple[ToolCall, ...]:
+    """Append the core messages of content `index` to `out`, recording every violation; its calls
+    (none for a user content or a refused one)."""
+    role = content.get("role")
+    if role is None:
+        role = "user"
+    injected = flag(content, "injected", (index, "injected"), problems)
+    parts = content.get("parts")
+    if not isinstance(role, str):
+        problems.add((index, "role"), "role must be a string", "invalid_role")
+        role = None
+    elif role not in ROLES:
+        unknown_role(role, ROLES, (index, "role"), problems)
+        role = None
+    if not isinstance(parts, list):
+        if "parts" not in content:
+            problems.add((index, "parts"), "a content needs parts", "missing")
+        else:
+            problems.add((index, "parts"), "parts must be an array of parts", "list_type")
+        return NO_CALLS
+    if role is None:
+        return NO_CALLS
+    if role == "model":
+        message = read_model(content, parts, index, injected, problems)
+        out.append(message)
+        return message.tool_calls
+    out.extend(read_user(content, parts, index, previous, injected, problems))
+    return NO_CALLS
+
+
+def part_object(part: Any, loc: Loc, problems: Problems) -> JsonObject | None:
+    """The part itself, or None (and an error) when it is not an object or uses a snake_case key
+    this reader would not see."""
+    if not is_object(part):
+        problems.add(loc, "a part must be an object", "dict_type")
+        return None
+    for snake, camel in SNAKE_CASE.items():
+        if snake in part:
+            problems.add(
+                (*loc, snake),
+                f"send parts in the API's JSON form: '{camel}', not '{snake}' (the Python SDK "
+                "writes it with model_dump(mode='json', by_alias=True))",
+            )
+    return part
+
+
+def text_of(part: JsonObject, loc: Loc, problems: Problems) -> str | None:
+    """A part's `text` (null = absent), or None when it has none."""
+    text = part.get("text")
+    if text is None or isinstance(text, str):
+        return text
+    problems.add((*loc, "text"), "'text' must be a string", "string_type")
+    return ""
+
+
+def optional_id(obj: JsonObject, loc: Loc, problems: Problems) -> str | None:
+    """An `id` (null = absent): a non-empty string when present."""
+    value = obj.get("id")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        problems.add(loc, "'id' must be a string", "string_type")
+        return None
+    if not value:
+        problems.add(loc, "'id' must not be empty (leave it out when there is none)")
+        return None
+    return value
+
+
+def data_object(part: JsonObject, key: str, loc: Loc, problems: Problems) -> JsonObject | None:
+    """The object under `key` (`functionCall`, `functionResponse`), None when absent or null."""
+    value = part.get(key)
+    if value is None or is_object(value):
+        return value
+    problems.add((*loc, key), f"'{key}' must be an object", "dict_type")
+    return None
+
+
+def read_model(
+    content: JsonObject, parts: list[Any], index: int, injected: bool, problems: Problems
+) -> Message:
+    """Non-thought text parts joined, `functionCall` parts as calls; every other part adds
+    nothing."""
+    pieces: list[str] = []
+    named: list[tuple[str | None, str]] = []
+    for position, value in enumerate(parts):
+        loc = (index, "parts", position)
+        part = part_object(value, loc, problems)
+        if part is None:
+            continue
+        text = text_of(part, loc, problems)
+        if text is not None:
+            thought = part.get("thought")
+            if thought is None or thought is False:
+                pieces.append(text)
+            elif thought is not True:
+                problems.add((*loc, "thought"), "'thought' must be a boolean", "bool_type")
+        call = data_object(part, "functionCall", loc, problems)
+        if call is not None:
+            call_loc = (*loc, "functionCall")
+            call_id = optional_id(call, (*call_loc, "id"), problems)
+            named.append((call_id, required_name(call, "name", (*call_loc, "name"), problems)))
+        if part.get("functionResponse") is not None:
+            problems.add(
+                (*loc, "functionResponse"),
+                "a 'functionResponse' part answers a call: it belongs in a user content",
+            )
+    return Message(
+        "assistant",
+        "".join(pieces),
+        tuple(model_calls(named, content)),
+        injected=injected,
+        source=index,
+        blocks=tuple(range(len(parts))),
+    )
+
+
+def read_user(
+    content: JsonObject,
+    parts: list[Any],
+    index: int,
+    previous: tuple[ToolCall, ...],
+    injected: bool,
+    problems: Problems,
+) -> list[Message]:
+    """One core tool message per `functionResponse` part, in part order, then one core user
+    message holding every other part, or the empty content itself."""
+    messages: list[Message] = []
+    pieces: list[str] = []
+    user_parts: list[int] = []
+    answers = Answers(previous, content)
+    for position, value in enumerate(parts):
+        loc = (index, "parts", position)
+        part = part_object(value, loc, problems)
+        if part is None:
+            continue
+        text = text_of(part, loc, problems)
+        response_part = data_object(part, "functionResponse", loc, problems)
+        if response_part is not None:
+            if text is not None or part.get("functionCall") is not None:
+                problems.add(loc, "a 'functionResponse' part holds nothing else (no text, no call)")
+            messages.append(read_response(response_part, index, position, answers, problems))
+            continue
+        if part.get("functionCall") is not None:
+            problems.add(
+                (*loc, "functionCall"),
+                "a 'functionCall' part is a call: it belongs in a model content",
+            )
+        if text is not None:
+            pieces.append(text)
+        user_parts.append(position)
+    if user_parts or not parts:
+        messages.append(
+            Message(
+                "user",
+                "".join(pieces),
+                injected=injected,
+                source=index,
+                blocks=tuple(user_parts),
+            )
+        )
+    return messages
+
+
+def read_response(
+    part: JsonObject, index: int, position: int, answers: Answers, problems: Problems
+) -> Message:
+    """The core tool message of one `functionResponse` object."""
+    loc = (index, "parts", position, "functionResponse")
+    name = required_name(part, "name", (*loc, "name"), problems)
+    call_id = optional_id(part, (*loc, "id"), problems)
+    not_dispatched = flag(part, "not_dispatched", (*loc, "not_dispatched"), problems)
+    response = part.get("response")
+    if response is not None and not is_object(response):
+        problems.add((*loc, "response"), "'response' must be an object", "dict_type")
+        response = None
+    k = answers.position(name)
+    return Message(
+        "tool",
+        response_text(response),
+        tool_call_id=answers.answer(name, k) if call_id is None else call_id,
+        tool_name=name,
+        not_dispatched=not_dispatched,
+        source=index,
+        blocks=(position,),
+    )
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+
+def notice_message(text: str) -> JsonObject:
+    return {"role": "user", "parts": [{"text": text}]}
+
+
+def write(
+    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+) -> list[Any]:
+    """The kept core messages regrouped into contents, the notice where the range was (as
+    Anthropic's writer: one content per run of kept core messages from one content)."""
+    if removed is None:
+        return list(raw)
+    start, end = removed
+    notice_object = None if notice is None else notice_message(notice)
+    notice_positions = () if notice_object is None else (NOTICE_POSITION,)
+    positions = chain(range(start), notice_positions, range(end, len(core)))
+    return [
+        notice_object if run is None else with_parts(raw[run[0]], run[1])
+        for run in kept_runs(core, positions)
+    ]
+
+
+def with_parts(content: JsonObject, kept: list[int]) -> JsonObject:
+    """The caller's content itself when every part is kept; otherwise a copy with every other
+    key as sent and only the kept parts, in their order, each the caller's own object."""
+    parts = content["parts"]
+    if len(kept) == len(parts):
+        return content
+    return {**content, "parts": [parts[position] for position in sorted(kept)]}
+
+
+def with_result_texts(
+    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
+) -> list[Any]:
+    """The caller's contents with each shaped result's `functionResponse` written as
+    `"response": {"output": <text>}` (copies of that part and content; `name`, `id` and every
+    other key as sent)."""
+    shaped = list(raw)
+    for index, text in texts.items():
+        message = core[index]
+        source = index if message.source is None else message.source
+        content = shaped[source]
+        if content is raw[source]:  # copy a content once, however many of its parts change
+            content = shaped[source] = {**content, "parts": list(content["parts"])}
+        parts = content["parts"]
+        for position in message.blocks:
+            part = parts[position]
+            parts[position] = {
+                **part,
+                "functionResponse": {**part["functionResponse"], "response": {"output": text}},
+            }
+    return shaped
+
+
+def has_non_text_part(raw: list[Any], message: Message) -> bool:
+    """Whether the core message holds a part that is not text (`inlineData`, `fileData`, …)."""
+    source = message.source
+    parts = raw[source].get("parts") if source is not None else None
+    if not isinstance(parts, list):
+        return False
+    return any(
+        not (isinstance(parts[position], dict) and isinstance(parts[position].get("text"), str))
+        for position in message.blocks
+    )
+
+
+# ---- the system prompt (`systemInstruction`) ----------------------------------------------------
+
+SYSTEM_KEYS = ("parts", "role")
+
+
+def system_problem(system: Any) -> str | None:
+    """Why `system` is not a Gemini `systemInstruction`: `{"parts": [{"text": ...}, ...]}`, a
+    `role` key allowed."""
+    if (
+        is_object(system)
+        and isinstance(system.get("parts"), list)
+        and all(key in SYSTEM_KEYS for key in system)
+        and isinstance(system.get("role", ""), str)
+        and all(is_object(part) and isinstance(part.get("text"), str) for part in system["parts"])
+    ):
+        return None
+    return (
+        'a gemini system prompt is a systemInstruction content: {"parts": [{"text": ...}, ...]} '
+        "(a 'role' key allowed)"
+    )
+
+
+def system_chars(system: Any) -> int:
+    """Characters of the `systemInstruction`: its text parts joined (validated before; null =
+    none)."""
+    if system is None:
+        return 0
+    return sum(len(part["text"]) for part in system["parts"])
+
+
+DIALECT = Dialect(
+    "gemini",
+    read,
+    write,
+    with_result_texts,
+    has_non_text_part=has_non_text_part,
+    system_chars=system_chars,
+    system_problem=system_problem,
+)

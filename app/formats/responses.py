@@ -1,0 +1,394 @@
+"""OpenAI Responses API `input` items, read into the core model and written back verbatim.
+
+Items are finer than messages: one model response is a run of items (a `reasoning` item, an
+assistant message item, `function_call` items, server-side tool items that carry their own
+result). A maximal run of such consecutive items is read as ONE core assistant message spanning
+them (`source` = its first item, `source_end` = its last), so a reasoning item always leaves or
+stays with the calls it precedes, which the API requires. Each call remembers the item that holds
+it (`ToolCall.source`), so a diagnostic names that item. Call outputs are core `tool` messages;
+message items of the other roles and `compaction` items are one core message each. Every item
+maps onto exactly one core message and the core messages cover the items in order, so a window is
+a splice of the caller's own items. `item_reference` (a stored item) cannot be planned and is
+refused, as is any item type this version does not know. The top-level system prompt is the
+request's `instructions`, sent in `system`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.core.messages import Message, Role, ToolCall, from_fields
+from app.formats.dialect import Dialect
+from app.formats.fields import (
+    JsonObject,
+    Problems,
+    flag,
+    is_object,
+    joined_text,
+    required_id,
+    required_name,
+    role_of,
+    unknown_role,
+)
+
+MESSAGE = "message"
+ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+}
+# The parts whose strings are a message's text; every other part (input_image, input_file,
+# input_audio, types this version does not know) adds nothing and is kept as sent.
+TEXT_PARTS = {"input_text": "text", "output_text": "text", "refusal": "refusal"}
+OUTPUT_PARTS = {"input_text": "text", "output_text": "text"}
+# Calls that are answered by an output item holding text, and the key naming the call.
+FUNCTION_CALLS = frozenset({"function_call", "custom_tool_call"})
+FUNCTION_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+# The other pairs: the call joins the run as a call named by its item type, the output answers
+# it with no text. Each maps to the key that carries the pairing id.
+PAIRED_CALLS = {
+    "computer_call": "call_id",
+    "local_shell_call": "call_id",
+    "shell_call": "call_id",
+    "apply_patch_call": "call_id",
+    "mcp_approval_request": "id",
+}
+PAIRED_OUTPUTS = {
+    "computer_call_output": "call_id",
+    "local_shell_call_output": "call_id",
+    "shell_call_output": "call_id",
+    "apply_patch_call_output": "call_id",
+    "mcp_approval_response": "approval_request_id",
+}
+# Run items that add no text and no call: reasoning, and server-side tools with their own result.
+SILENT_RUN_ITEMS = frozenset(
+    {
+        "reasoning",
+        "web_search_call",
+        "file_search_call",
+        "image_generation_call",
+        "code_interpreter_call",
+        "mcp_call",
+        "mcp_list_tools",
+    }
+)
+STORED_ITEM = (
+    "an 'item_reference' names an item stored by the provider: a stored item cannot be planned; "
+    "send the item itself"
+)
+
+# What one item contributes to an assistant run: its text and the call it makes, if any.
+RunPart = tuple[str, ToolCall | None]
+Read = Message | RunPart | None
+SILENT: RunPart = ("", None)
+
+
+def read(raw: list[Any]) -> list[Message]:
+    """The core transcript of Responses `input` items; raises InvalidRequest naming every
+    violation."""
+    problems = Problems()
+    messages: list[Message] = []
+    append = messages.append
+    run_start = run_end = -1  # the items of the assistant run being read (-1: none)
+    pieces: list[str] = []
+    calls: list[ToolCall] = []
+    for index, value in enumerate(raw):
+        found = read_plain(value, index) if type(value) is dict else None
+        if found is None:
+            found = read_item(value, index, problems)
+            if found is None:
+                continue
+        if not isinstance(found, Message):  # a run part
+            text, call = found
+            if run_start < 0:
+                run_start = index
+            run_end = index
+            if text:
+                pieces.append(text)
+            if call is not None:
+                calls.append(call)
+            continue
+        if run_start >= 0:
+            append(run_message(run_start, run_end, pieces, calls))
+            run_start, pieces, calls = -1, [], []
+        append(found)
+    if run_start >= 0:
+        append(run_message(run_start, run_end, pieces, calls))
+    problems.raise_if_any()
+    return messages
+
+
+def run_message(start: int, end: int, pieces: list[str], calls: list[ToolCall]) -> Message:
+    """The one core assistant message of the run of items `start … end`."""
+    return from_fields(
+        Message,
+        (
+            "assistant",
+            "".join(pieces),
+            tuple(calls),
+            None,
+            None,
+            False,
+            False,
+            start,
+            (),
+            None if end == start else end,
+        ),
+    )
+
+
+def read_plain(item: JsonObject, index: int) -> Read:
+    """What an ordinary, well-formed item gives (a core message, or a run part), or None.
+
+    Nearly every item of a real transcript takes this path, which reads each field once with exact
+    type tests: message items with string content or plain text parts, reasoning, function calls
+    and their string outputs. Anything else returns None and is read again by `read_item`, which
+    applies every check and names every violation, so this path only recognises what is plainly
+    valid.
+    """
+    get = item.get
+    item_type = get("type", MESSAGE)
+    if item_type == "function_call_output" or item_type == "custom_tool_call_output":
+        call_id = get("call_id")
+        output = get("output")
+        not_dispatched = get("not_dispatched", False)
+        if (
+            type(call_id) is not str
+            or not call_id
+            or type(output) is not str
+            or (not_dispatched is not True and not_dispatched is not False)
+        ):
+            return None
+        return from_fields(
+            Message, ("tool", output, (), call_id, None, False, not_dispatched, index, (), None)
+        )
+    if item_type == "function_call" or item_type == "custom_tool_call":
+        call_id = get("call_id")
+        name = get("name")
+        if type(call_id) is not str or not call_id or type(name) is not str:
+            return None
+        return ("", from_fields(ToolCall, (call_id, name, index)))
+    if item_type == "reasoning":
+        return SILENT
+    if item_type != MESSAGE:
+        return None
+    role = get("role")
+    content = get("content")
+    injected = get("injected", False)
+    if injected is not True and injected is not False:
+        return None
+    if type(content) is str:
+        text = content
+    elif type(content) is list:
+        found: list[str] = []
+        for part in content:
+            if type(part) is not dict:
+                return None
+            part_type = part.get("type")
+            if type(part_type) is not str:
+                return None
+            key = TEXT_PARTS.get(part_type)
+            if key is not None:
+                piece = part.get(key)
+                if type(piece) is not str:
+                    return None
+                found.append(piece)
+        text = "".join(found)
+    else:
+        return None
+    if role == "assistant":
+        return (text, None)
+    if role == "user":
+        return from_fields(
+            Message, ("user", text, (), None, None, injected, False, index, (), None)
+        )
+    if role == "system" or role == "developer":
+        return from_fields(
+            Message, ("system", text, (), None, None, injected, False, index, (), None)
+        )
+    return None
+
+
+def read_item(value: Any, index: int, problems: Problems) -> Read:
+    """What item `index` gives, with every check; None when it is refused (the error recorded)."""
+    if not is_object(value):
+        problems.add((index,), "an input item must be an object", "dict_type")
+        return None
+    if "type" not in value:
+        if "role" not in value:
+            problems.add(
+                (index, "type"),
+                "an input item needs a 'type' (a message item may omit it, but then needs a "
+                "'role')",
+                "missing",
+            )
+            return None
+        return read_message_item(value, index, problems)
+    item_type = value["type"]
+    if not isinstance(item_type, str):
+        problems.add((index, "type"), "'type' must be a string", "string_type")
+        return None
+    if item_type == MESSAGE:
+        return read_message_item(value, index, problems)
+    if item_type in FUNCTION_CALLS:
+        call_id = required_id(value, "call_id", (index, "call_id"), problems)
+        name = required_name(value, "name", (index, "name"), problems)
+        return ("", ToolCall(call_id, name, index))
+    if item_type in PAIRED_CALLS:
+        key = PAIRED_CALLS[item_type]
+        return ("", ToolCall(required_id(value, key, (index, key), problems), item_type, index))
+    if item_type in SILENT_RUN_ITEMS:
+        return SILENT
+    if item_type in FUNCTION_OUTPUTS:
+        return Message(
+            "tool",
+            output_text(value, item_type, index, problems),
+            tool_call_id=required_id(value, "call_id", (index, "call_id"), problems),
+            not_dispatched=flag(value, "not_dispatched", (index, "not_dispatched"), problems),
+            source=index,
+        )
+    if item_type in PAIRED_OUTPUTS:
+        key = PAIRED_OUTPUTS[item_type]
+        if item_type == "local_shell_call_output" and key not in value and "id" in value:
+            key = "id"  # the SDK's type names the call by `id`; the guides send `call_id`
+        return Message(
+            "tool",
+            tool_call_id=required_id(value, key, (index, key), problems),
+            not_dispatched=flag(value, "not_dispatched", (index, "not_dispatched"), problems),
+            source=index,
+        )
+    if item_type == "compaction":
+        return Message("system", source=index)
+    if item_type == "item_reference":
+        problems.add((index, "type"), STORED_ITEM, "value_error")
+    else:
+        problems.add(
+            (index, "type"),
+            f"unknown item type '{item_type}': this service plans message, reasoning, call, "
+            "call-output, server-side tool and compaction items",
+            "value_error",
+        )
+    return None
+
+
+def read_message_item(item: JsonObject, index: int, problems: Problems) -> Read:
+    """A message item: system/developer and user are core messages, assistant a run part."""
+    role = role_of(item, index, problems)
+    injected = flag(item, "injected", (index, "injected"), problems)
+    if role is None:
+        return None
+    core_role = ROLES.get(role)
+    if core_role is None:
+        unknown_role(role, tuple(ROLES), (index, "role"), problems)
+        return None
+    content = item.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = joined_text(content, TEXT_PARTS, (index, "content"), problems)
+    else:
+        if "content" not in item:
+            problems.add((index, "content"), "a message item needs content", "missing")
+        else:
+            problems.add(
+                (index, "content"), "content must be a string or an array of content parts"
+            )
+        return None
+    if core_role == "assistant":
+        return (text, None)
+    return Message(core_role, text, injected=injected, source=index)
+
+
+def output_text(item: JsonObject, item_type: str, index: int, problems: Problems) -> str:
+    """A call output's text: `output` when a string, else its text parts joined."""
+    if "output" not in item:
+        problems.add((index, "output"), f"a '{item_type}' item needs 'output'", "missing")
+        return ""
+    output = item["output"]
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return joined_text(output, OUTPUT_PARTS, (index, "output"), problems)
+    problems.add((index, "output"), "'output' must be a string or an array of content parts")
+    return ""
+
+
+def has_non_text_part(raw: list[Any], message: Message) -> bool:
+    """Whether the item holds something other than text: a part that is not a text part (an
+    image, a file, audio), or a `compaction` item's encrypted summary."""
+    source = message.source
+    item = raw[source] if source is not None else None
+    if not is_object(item):
+        return False
+    if item.get("type") == "compaction":
+        return True
+    content = item.get("content")
+    if not isinstance(content, list):
+        return False
+    return any(not (is_object(part) and is_text_part(part.get("type"))) for part in content)
+
+
+def is_text_part(part_type: Any) -> bool:
+    return isinstance(part_type, str) and part_type in TEXT_PARTS
+
+
+def notice_message(text: str) -> JsonObject:
+    return {"role": "user", "content": text}
+
+
+def caller_start(raw: list[Any], core: Sequence[Message], position: int) -> int:
+    """The first item of core message `position` (`len(raw)` past the last one)."""
+    if position >= len(core):
+        return len(raw)
+    source = core[position].source
+    return position if source is None else source
+
+
+def with_result_texts(
+    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
+) -> list[Any]:
+    """The caller's items with each shaped result's `output` replaced by its new text (a copy of
+    that item, every other key as sent)."""
+    shaped = list(raw)
+    for index, text in texts.items():
+        source = caller_start(raw, core, index)
+        shaped[source] = {**raw[source], "output": text}
+    return shaped
+
+
+def write(
+    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+) -> list[Any]:
+    """The caller's items with the items of the core range `removed` cut out and the notice in
+    their place (whole core messages leave, so a run leaves whole)."""
+    if removed is None:
+        return list(raw)
+    start = caller_start(raw, core, removed[0])
+    end = caller_start(raw, core, removed[1])
+    middle = [] if notice is None else [notice_message(notice)]
+    return [*raw[:start], *middle, *raw[end:]]
+
+
+def system_chars(system: Any) -> int:
+    """Characters of `instructions` (validated first: a string, or null = none)."""
+    return 0 if system is None else len(system)
+
+
+def system_problem(system: Any) -> str | None:
+    """Why `system` is not a Responses system prompt (`instructions`, a string)."""
+    if isinstance(system, str):
+        return None
+    return "a responses system prompt is the request's 'instructions': a string"
+
+
+DIALECT = Dialect(
+    "responses",
+    read,
+    write,
+    with_result_texts,
+    has_non_text_part=has_non_text_part,
+    system_chars=system_chars,
+    system_problem=system_problem,
+)

@@ -1,0 +1,174 @@
+"""The OpenAI Responses API's pairing rules, written once: what it refuses in an `input` list.
+
+The errors of `formats.md` "What the formats must never produce", as the Responses API states them
+for its items:
+- every call output needs its call earlier in the input, of the matching kind and id ("No tool
+  call found for function call output with call_id …"): `function_call_output` ↔
+  `function_call`, `custom_tool_call_output` ↔ `custom_tool_call`, `computer_call_output` ↔
+  `computer_call`, `local_shell_call_output` ↔ `local_shell_call`, `shell_call_output` ↔
+  `shell_call`, `apply_patch_call_output` ↔ `apply_patch_call` (by `call_id`), and
+  `mcp_approval_response` ↔ `mcp_approval_request` (its `approval_request_id` = the request's
+  `id`);
+- every call needs its output ("No tool output found for function call …"), unless the call is
+  at the end of the input (an agent about to run it: nothing but the model's own items and
+  outputs follow it);
+- a `reasoning` item must be followed by the item it produced ("Item 'rs_…' of type 'reasoning'
+  was provided without its required following item"), and, compared with the input the window
+  was cut from, a call or message item the input gave a reasoning item must keep it ("Item
+  'fc_…' of type 'function_call' was provided without its required 'reasoning' item: 'rs_…'"),
+  while a kept reasoning item keeps every item that followed it;
+- the conversation after the leading system/developer messages and `compaction` items opens on
+  a user message when the input's did.
+
+A result answered twice is not refused (window.md §11 accepts it). Each checker returns the list
+of violations, one sentence each; [] means the API accepts it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+Item = dict[str, Any]
+
+# output type -> (call type, the output's key naming the call, the call's key it names)
+OUTPUT_OF = {
+    "function_call_output": ("function_call", "call_id", "call_id"),
+    "custom_tool_call_output": ("custom_tool_call", "call_id", "call_id"),
+    "computer_call_output": ("computer_call", "call_id", "call_id"),
+    "local_shell_call_output": ("local_shell_call", "call_id", "call_id"),
+    "shell_call_output": ("shell_call", "call_id", "call_id"),
+    "apply_patch_call_output": ("apply_patch_call", "call_id", "call_id"),
+    "mcp_approval_response": ("mcp_approval_request", "approval_request_id", "id"),
+}
+CALL_KEY = {call: key for call, _, key in OUTPUT_OF.values()}
+SERVER_ITEMS = (
+    "web_search_call",
+    "file_search_call",
+    "image_generation_call",
+    "code_interpreter_call",
+    "mcp_call",
+    "mcp_list_tools",
+)
+# What one model response writes: the items of an assistant run.
+RUN_ITEMS = frozenset({"reasoning", *CALL_KEY, *SERVER_ITEMS})
+SYSTEM_ROLES = ("system", "developer")
+
+
+def item_type(item: Item) -> str:
+    """The item's type; an easy-input message has none."""
+    return str(item.get("type", "message"))
+
+
+def is_run_item(item: Item) -> bool:
+    kind = item_type(item)
+    return kind in RUN_ITEMS or (kind == "message" and item.get("role") == "assistant")
+
+
+def output_key(item: Item) -> tuple[str, Any]:
+    call_type, key, _ = OUTPUT_OF[item_type(item)]
+    if item_type(item) == "local_shell_call_output" and key not in item:
+        key = "id"  # the SDK's own shape
+    return call_type, item.get(key)
+
+
+def describe(item: Item) -> str:
+    name = item.get("id") or item.get("call_id") or item.get("role")
+    return f"{item_type(item)} {name!r}"
+
+
+def responses_violations(items: list[Item], sent: list[Item] | None = None) -> list[str]:
+    """Every pairing rule of the Responses API `items` breaks; with `sent` (the input the window
+    was cut from), also the reasoning rules that need it and a changed opening."""
+    problems: list[str] = []
+    calls: dict[tuple[str, Any], int] = {}
+    answered: set[tuple[str, Any]] = set()
+    last_said = -1  # the last item that is neither a model item nor an output
+    for index, item in enumerate(items):
+        kind = item_type(item)
+        if kind in OUTPUT_OF:
+            call = output_key(item)
+            if call not in calls:
+                problems.append(f"item {index}: No tool call found for {kind} {call[1]!r}")
+            answered.add(call)
+        elif kind in CALL_KEY:
+            calls.setdefault((kind, item.get(CALL_KEY[kind])), index)
+        elif not is_run_item(item):
+            last_said = index
+        if kind == "reasoning":
+            following = items[index + 1] if index + 1 < len(items) else None
+            if following is None or not is_run_item(following) or item_type(following) == kind:
+                problems.append(
+                    f"item {index}: Item {item.get('id')!r} of type 'reasoning' was provided "
+                    "without its required following item"
+                )
+    for (kind, call_id), index in calls.items():
+        if (kind, call_id) not in answered and index < last_said:
+            problems.append(f"item {index}: No tool output found for {kind} {call_id!r}")
+    if sent is not None:
+        problems.extend(reasoning_violations(sent, items))
+        problems.extend(opening_violations(sent, items))
+    return problems
+
+
+def key_of(item: Item) -> str:
+    """An item's identity across the input and a window cut from it (kept items are verbatim)."""
+    return json.dumps(item, sort_keys=True, separators=(",", ":"))
+
+
+def reasoning_groups(items: list[Item]) -> list[tuple[Item, list[Item]]]:
+    """Each reasoning item with the items of its run that follow it, up to the next reasoning
+    item: what that reasoning produced."""
+    groups: list[tuple[Item, list[Item]]] = []
+    current: tuple[Item, list[Item]] | None = None
+    for item in items:
+        if not is_run_item(item):
+            current = None
+        elif item_type(item) == "reasoning":
+            current = (item, [])
+            groups.append(current)
+        elif current is not None:
+            current[1].append(item)
+    return groups
+
+
+def reasoning_violations(sent: list[Item], window: list[Item]) -> list[str]:
+    """A reasoning item and what it produced are kept together or leave together."""
+    kept = {key_of(item) for item in window}
+    problems: list[str] = []
+    for reasoning, produced in reasoning_groups(sent):
+        has_reasoning = key_of(reasoning) in kept
+        for item in produced:
+            if key_of(item) in kept and not has_reasoning:
+                problems.append(
+                    f"Item {describe(item)} was provided without its required 'reasoning' item: "
+                    f"{reasoning.get('id')!r}"
+                )
+            elif has_reasoning and key_of(item) not in kept:
+                problems.append(
+                    f"reasoning item {reasoning.get('id')!r} was kept without {describe(item)}, "
+                    "which followed it"
+                )
+    return problems
+
+
+def opening(items: list[Item]) -> str | None:
+    """What the conversation opens on after the system envelope: 'user', another item kind
+    ('assistant' for an assistant message item), or None when there is nothing."""
+    for item in items:
+        kind = item_type(item)
+        if kind == "compaction":
+            continue
+        if kind == "message":
+            role = item.get("role")
+            if role in SYSTEM_ROLES:
+                continue
+            return str(role)
+        return kind
+    return None
+
+
+def opening_violations(sent: list[Item], window: list[Item]) -> list[str]:
+    if opening(sent) in ("user", None) and opening(window) not in ("user", None):
+        return [f"the window opens on {opening(window)!r} where the input opened on a user"]
+    return []
