@@ -12,18 +12,25 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
 
 from app.api.metrics import create_metrics
 from app.api.routes.offer import offer_answer
-from app.api.routes.window import plan_answer
+from app.api.routes.window import plan_answer, read_plan_request
+from app.core.window import plan_window
+from app.formats import DIALECTS, read_messages
 from tests.api.test_bedrock_http import bedrock_conversion
 from tests.api.test_formats_equivalence import Inexpressible
 from tests.api.test_gemini_http import convert as gemini_conversion
 from tests.api.test_responses_http import to_responses
 from tests.api.test_shaping import S1_NATIVE, S1_OPTIONS, S2_OPTIONS
+from tests.api.test_shaping_formats import PAIRING_BREAKERS, PROPERTY_SETTINGS, shaping_cases
 from tests.core.native_wire import wire
 from tests.core.offer_examples import ABSENT, OFFER_EXAMPLES, OfferExample
 from tests.core.window_fixtures import TASK, R, U, W
+from tests.pairing_bedrock import bedrock_violations
+from tests.pairing_gemini import gemini_violations
+from tests.pairing_responses import responses_violations
 
 METRICS = create_metrics()
 CONVERTERS: dict[str, Callable[[list[Any]], list[Any]]] = {
@@ -123,3 +130,64 @@ def test_shaping_examples_give_the_native_shaping(name: str, dialect: str) -> No
         )
 
     assert shaping(answer) == shaping(native)
+
+
+# ---- shaping, over random conversations, in each newer dialect -------------------------------
+
+PAIRING_CHECKERS: dict[str, Callable[[list[Any], list[Any]], list[str]]] = {
+    "responses": lambda sent, window: responses_violations(window, sent),
+    "gemini": lambda sent, window: gemini_violations(window, sent),
+    "bedrock": lambda sent, window: bedrock_violations(window),
+}
+
+
+def check_dialect_shaping(messages: list[Any], options: dict[str, Any], dialect: str) -> None:
+    sent = carried(dialect, messages)
+    if sent is None:
+        return
+    answer = plan({**options, "messages": sent, "format": dialect})
+    native = plan({**options, "messages": messages, "format": "native"})
+
+    # The same results are shaped as in native form, each to a shorter text.
+    def entries(plan: dict[str, Any]) -> list[Any]:
+        return [
+            (e["tool_call_id"], e["action"], e["chars_before"], e["chars_after"])
+            for e in plan["shaped"]
+        ]
+
+    assert entries(answer) == entries(native)
+    assert all(e["chars_after"] < e["chars_before"] for e in answer["shaped"])
+
+    # A shaped plan is the plain plan of the shaped transcript (the dialect's own writer puts the
+    # texts in place): the same decisions and the same window.
+    core = read_messages(sent, dialect)
+    texts = {s.index: s.content for s in plan_window(core, core_options(options)).shaped_results}
+    shaped_sent = DIALECTS[dialect].with_result_texts(sent, core, texts)
+    plain_options = {k: v for k, v in options.items() if k not in ("collapse", "cap")}
+    baseline = plan({**plain_options, "messages": shaped_sent, "format": dialect})
+    for key in answer:
+        if key not in ("shaped", "stats"):
+            assert answer[key] == baseline[key], key
+    assert answer["stats"]["chars_shaped"] == baseline["stats"]["chars_before"]
+
+    # Idempotent, and the provider accepts the window whenever it accepts the input.
+    again = plan({**options, "messages": answer["window"], "format": dialect})
+    assert again["shaped"] == []
+    codes = {finding["code"] for finding in answer["diagnostics"]}
+    checker = PAIRING_CHECKERS[dialect]
+    if not codes & PAIRING_BREAKERS and not checker(sent, sent):
+        assert checker(sent, answer["window"]) == []
+
+
+def core_options(options: dict[str, Any]) -> Any:
+    """The core options of a plan request, read as the route reads them."""
+    _, core, _, _ = read_plan_request({**options, "messages": []}, 100_000)
+    return core
+
+
+@PROPERTY_SETTINGS
+@given(shaping_cases())
+def test_shaping_in_every_newer_dialect(case: Any) -> None:
+    messages, options = case
+    for dialect in CONVERTERS:
+        check_dialect_shaping(messages, options, dialect)
