@@ -30,7 +30,7 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST) lint typecheck pytest
 
 test-fast: $(STAMP_TEST) lint
-	$(BIN)/pytest -m "not slow and not e2e"
+	$(BIN)/pytest -n auto -m "not slow and not e2e"
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check .
@@ -41,9 +41,12 @@ typecheck: $(STAMP_TEST)
 
 # Every test, with branch coverage of app/ (configured in pyproject.toml); the report prints the
 # total and fails under 90%.
+# The tests that time a real server or a deadline run one at a time, after the rest have run on
+# every core (2 cores: 2 min 24 s against 2 min 55 s for the whole suite in one process).
 pytest: $(STAMP_TEST)
 	$(BIN)/coverage erase
-	$(BIN)/coverage run -m pytest
+	$(BIN)/pytest -n auto --cov --cov-report= -m "not slow and not e2e"
+	$(BIN)/pytest --cov --cov-append --cov-report= -m "slow or e2e"
 	$(BIN)/coverage report
 
 openapi: $(STAMP_RUN)
