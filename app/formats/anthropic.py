@@ -25,13 +25,14 @@ from app.formats.fields import (
     Problems,
     flag,
     joined_text,
-    message_object,
     part_text,
     part_type_of,
+    read_with_blocks,
     required_id,
     required_name,
     role_of,
     unknown_role,
+    with_blocks_rewritten,
 )
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
@@ -42,16 +43,7 @@ NOTICE_POSITION = -1
 def read(raw: list[Any]) -> list[Message]:
     """The core transcript of Anthropic `messages`; raises InvalidRequest naming every
     violation."""
-    problems = Problems()
-    messages: list[Message] = []
-    for index, value in enumerate(raw):
-        if type(value) is dict and read_plain(value, index, messages):
-            continue
-        message = message_object(value, index, problems)
-        if message is not None:
-            read_message(message, index, problems, messages)
-    problems.raise_if_any()
-    return messages
+    return read_with_blocks(raw, read_plain, read_message)
 
 
 def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
@@ -305,17 +297,11 @@ def with_result_texts(
 ) -> list[Any]:
     """The caller's messages with each shaped result's `tool_result` block's `content` replaced by
     its new text (copies of that block and message, every other key as sent)."""
-    shaped = list(raw)
-    for index, text in texts.items():
-        message = core[index]
-        source = index if message.source is None else message.source
-        caller = shaped[source]
-        if caller is raw[source]:  # copy a message once, however many of its blocks change
-            caller = shaped[source] = {**caller, "content": list(caller["content"])}
-        blocks = caller["content"]
-        for block in message.blocks:
-            blocks[block] = {**blocks[block], "content": text}
-    return shaped
+    return with_blocks_rewritten(raw, core, texts, "content", result_with_text)
+
+
+def result_with_text(block: JsonObject, text: str) -> JsonObject:
+    return {**block, "content": text}
 
 
 def write(

@@ -28,6 +28,7 @@ import orjson
 
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import WindowPlan
+from app.formats.anthropic import kept_runs, with_blocks
 from app.formats.dialect import Dialect
 from app.formats.fields import (
     JsonObject,
@@ -35,12 +36,13 @@ from app.formats.fields import (
     Problems,
     flag,
     is_object,
-    message_object,
     part_text,
+    read_with_blocks,
     required_id,
     required_name,
     role_of,
     unknown_role,
+    with_blocks_rewritten,
 )
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
@@ -60,16 +62,7 @@ PREV, NOTICE, NEXT = 0, 1, 2
 
 def read(raw: list[Any]) -> list[Message]:
     """The core transcript of Converse `messages`; raises InvalidRequest naming every violation."""
-    problems = Problems()
-    messages: list[Message] = []
-    for index, value in enumerate(raw):
-        if type(value) is dict and read_plain(value, index, messages):
-            continue
-        message = message_object(value, index, problems)
-        if message is not None:
-            read_message(message, index, problems, messages)
-    problems.raise_if_any()
-    return messages
+    return read_with_blocks(raw, read_plain, read_message)
 
 
 def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
@@ -454,21 +447,11 @@ def with_result_texts(
 ) -> list[Any]:
     """The caller's messages with each shaped result's `toolResult` content replaced by
     `[{"text": <text>}]` (copies of that block and message, every other key as sent)."""
-    shaped = list(raw)
-    for index, text in texts.items():
-        message = core[index]
-        source = index if message.source is None else message.source
-        caller = shaped[source]
-        if caller is raw[source]:  # copy a message once, however many of its blocks change
-            caller = shaped[source] = {**caller, "content": list(caller["content"])}
-        blocks = caller["content"]
-        for position in message.blocks:
-            block = blocks[position]
-            blocks[position] = {
-                **block,
-                "toolResult": {**block["toolResult"], "content": [{"text": text}]},
-            }
-    return shaped
+    return with_blocks_rewritten(raw, core, texts, "content", result_with_text)
+
+
+def result_with_text(block: JsonObject, text: str) -> JsonObject:
+    return {**block, "toolResult": {**block["toolResult"], "content": [{"text": text}]}}
 
 
 # ---- writing ------------------------------------------------------------------------------------
@@ -511,28 +494,9 @@ def seam_groups(prev_role: str | None, notice: bool, next_role: str | None) -> l
     return [items for _, items in groups]
 
 
-def kept_runs(core: Sequence[Message], positions: range) -> list[Run]:
-    """(caller index, block indices) per run of consecutive positions sharing a caller message."""
-    runs: list[Run] = []
-    last: Run | None = None
-    for position in positions:
-        message = core[position]
-        source = position if message.source is None else message.source
-        if last is not None and last[0] == source:
-            last[1].extend(message.blocks)
-        else:
-            last = (source, list(message.blocks))
-            runs.append(last)
-    return runs
-
-
-def with_blocks(message: JsonObject, blocks: list[int]) -> JsonObject:
-    """The caller's message itself when every block is kept (or its content is a string);
-    otherwise a copy with every other key as sent and only the kept blocks, in their order."""
-    content = message["content"]
-    if not isinstance(content, list) or len(blocks) == len(content):
-        return message
-    return {**message, "content": [content[block] for block in sorted(blocks)]}
+def runs_of(core: Sequence[Message], positions: range) -> list[Run]:
+    """Anthropic's regrouping (`kept_runs`) of a stretch with no notice in it."""
+    return [run for run in kept_runs(core, positions) if run is not None]
 
 
 def notice_block(text: str) -> JsonObject:
@@ -548,8 +512,8 @@ def write(
     if removed is None:
         return list(raw)
     start, end = removed
-    head = kept_runs(core, range(start))
-    tail = kept_runs(core, range(end, len(core)))
+    head = runs_of(core, range(start))
+    tail = runs_of(core, range(end, len(core)))
     prev = head.pop() if head else None
     following = tail[0] if tail else None
     groups = seam_groups(

@@ -8,7 +8,7 @@ when anything was recorded the reader raises and the stand-ins are never used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeGuard
 
 from app.core.messages import Message, ToolCall
@@ -246,4 +246,47 @@ def with_contents(raw: list[Any], texts: Mapping[int, str]) -> list[Any]:
     shaped = list(raw)
     for index, text in texts.items():
         shaped[index] = {**raw[index], "content": text}
+    return shaped
+
+
+def read_with_blocks(
+    raw: list[Any],
+    read_plain: Callable[[JsonObject, int, list[Message]], bool],
+    read_message: Callable[[JsonObject, int, Problems, list[Message]], None],
+) -> list[Message]:
+    """The core messages of a format whose caller messages hold several core messages (Anthropic,
+    Bedrock): each message on the format's fast path first, one it does not recognise read with
+    every check. Raises InvalidRequest naming every violation found."""
+    problems = Problems()
+    messages: list[Message] = []
+    for index, value in enumerate(raw):
+        if type(value) is dict and read_plain(value, index, messages):
+            continue
+        message = message_object(value, index, problems)
+        if message is not None:
+            read_message(message, index, problems, messages)
+    problems.raise_if_any()
+    return messages
+
+
+def with_blocks_rewritten(
+    raw: list[Any],
+    core: Sequence[Message],
+    texts: Mapping[int, str],
+    key: str,
+    rewrite: Callable[[JsonObject, str], JsonObject],
+) -> list[Any]:
+    """`raw` with each shaped result's blocks (under `key`: `content` or `parts`) rewritten to
+    hold its new text; a message is copied once, however many of its blocks change, and every
+    other key stays as sent."""
+    shaped = list(raw)
+    for index, text in texts.items():
+        message = core[index]
+        source = index if message.source is None else message.source
+        caller = shaped[source]
+        if caller is raw[source]:
+            caller = shaped[source] = {**caller, key: list(caller[key])}
+        blocks = caller[key]
+        for position in message.blocks:
+            blocks[position] = rewrite(blocks[position], text)
     return shaped

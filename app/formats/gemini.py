@@ -38,6 +38,7 @@ from app.formats.fields import (
     message_object,
     required_name,
     unknown_role,
+    with_blocks_rewritten,
 )
 
 ROLES = ("user", "model")
@@ -520,21 +521,11 @@ def with_result_texts(
     """The caller's contents with each shaped result's `functionResponse` written as
     `"response": {"output": <text>}` (copies of that part and content; `name`, `id` and every
     other key as sent)."""
-    shaped = list(raw)
-    for index, text in texts.items():
-        message = core[index]
-        source = index if message.source is None else message.source
-        content = shaped[source]
-        if content is raw[source]:  # copy a content once, however many of its parts change
-            content = shaped[source] = {**content, "parts": list(content["parts"])}
-        parts = content["parts"]
-        for position in message.blocks:
-            part = parts[position]
-            parts[position] = {
-                **part,
-                "functionResponse": {**part["functionResponse"], "response": {"output": text}},
-            }
-    return shaped
+    return with_blocks_rewritten(raw, core, texts, "parts", response_with_text)
+
+
+def response_with_text(part: JsonObject, text: str) -> JsonObject:
+    return {**part, "functionResponse": {**part["functionResponse"], "response": {"output": text}}}
 
 
 def has_non_text_part(raw: list[Any], message: Message) -> bool:
