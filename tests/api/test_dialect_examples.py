@@ -13,13 +13,14 @@ from typing import Any
 import orjson
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from app.api.metrics import create_metrics
 from app.api.routes.offer import offer_answer
 from app.api.routes.window import plan_answer, read_plan_request
 from app.core.window import plan_window
 from app.formats import DIALECTS, read_messages
-from tests.api.test_bedrock_http import bedrock_conversion
+from tests.api.test_bedrock_http import bedrock_conversion, planned_transcripts
 from tests.api.test_formats_equivalence import Inexpressible
 from tests.api.test_gemini_http import convert as gemini_conversion
 from tests.api.test_responses_http import to_responses
@@ -145,10 +146,10 @@ def check_dialect_shaping(messages: list[Any], options: dict[str, Any], dialect:
     sent = carried(dialect, messages)
     if sent is None:
         return
-    answer = plan({**options, "messages": sent, "format": dialect})
     native = plan({**options, "messages": messages, "format": "native"})
+    answer = check_shaping_in(sent, options, dialect)
 
-    # The same results are shaped as in native form, each to a shorter text.
+    # The same results are shaped as in native form.
     def entries(plan: dict[str, Any]) -> list[Any]:
         return [
             (e["tool_call_id"], e["action"], e["chars_before"], e["chars_after"])
@@ -156,6 +157,11 @@ def check_dialect_shaping(messages: list[Any], options: dict[str, Any], dialect:
         ]
 
     assert entries(answer) == entries(native)
+
+
+def check_shaping_in(sent: list[Any], options: dict[str, Any], dialect: str) -> dict[str, Any]:
+    """The properties of shaping.md for one request in `dialect`; returns its answer."""
+    answer = plan({**options, "messages": sent, "format": dialect})
     assert all(e["chars_after"] < e["chars_before"] for e in answer["shaped"])
 
     # A shaped plan is the plain plan of the shaped transcript (the dialect's own writer puts the
@@ -177,6 +183,7 @@ def check_dialect_shaping(messages: list[Any], options: dict[str, Any], dialect:
     checker = PAIRING_CHECKERS[dialect]
     if not codes & PAIRING_BREAKERS and not checker(sent, sent):
         assert checker(sent, answer["window"]) == []
+    return answer
 
 
 def core_options(options: dict[str, Any]) -> Any:
@@ -191,3 +198,23 @@ def test_shaping_in_every_newer_dialect(case: Any) -> None:
     messages, options = case
     for dialect in CONVERTERS:
         check_dialect_shaping(messages, options, dialect)
+
+
+@st.composite
+def shaped_converse(draw: Any) -> tuple[list[Any], dict[str, Any]]:
+    """Bedrock's own alternating transcripts (the native converter can carry few random ones),
+    with both shaping options on."""
+    messages, options = draw(planned_transcripts())
+    ids = [m.tool_call_id for m in read_messages(messages, "bedrock") if m.role == "tool"]
+    standings = st.sampled_from(["noise", "ruled-out", "fact", "open"])
+    options["ledger"] = [{"tool_call_id": i, "standing": draw(standings)} for i in ids[::2]]
+    options["collapse"] = draw(st.sampled_from(["ledger-and-facts", "ledger-only"]))
+    options["cap"] = {"max_chars": draw(st.sampled_from([30, 60, 200]))}
+    return messages, options
+
+
+@PROPERTY_SETTINGS
+@given(shaped_converse())
+def test_shaping_in_bedrock_transcripts(case: Any) -> None:
+    messages, options = case
+    check_shaping_in(messages, options, "bedrock")
