@@ -22,6 +22,7 @@ from app.api.dependencies import LifecycleDep, MetricsDep, SettingsDep
 from app.api.problems import PLAIN_ERRORS, problem_responses
 from app.api.responses import json_response
 from app.core.defaults import OPTION_DEFAULTS
+from app.tokenizers import TOKENIZERS
 
 SWAGGER_ASSETS = str(files("fastapi_offline") / "static")
 ASSETS_PATH = "/docs/assets"
@@ -38,6 +39,7 @@ class Info(BaseModel):
     version: str
     limits: dict[str, Any] = Field(description="The limits in force, from the settings.")
     defaults: dict[str, Any] = Field(description="The default of every option, per endpoint.")
+    tokenizers: list[str] = Field(description="The tokenizers this process counts with.")
 
 
 @router.get("/healthz", response_model=Health, summary="Liveness")
@@ -76,6 +78,7 @@ async def info(settings: SettingsDep) -> Response:
                 "large_body_slots": settings.large_body_slots,
             },
             "defaults": OPTION_DEFAULTS,
+            "tokenizers": TOKENIZERS,
         }
     )
 

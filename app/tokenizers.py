@@ -1,0 +1,46 @@
+"""The tokenizers the service counts with, loaded once per process from an installed package.
+
+`o200k_base` and `cl100k_base` are exact: OpenAI's BPE vocabularies as the `quicktok-v1` package
+ships them in its wheel, so nothing is downloaded at run time (tiktoken fetches its files on first
+use, which a sidecar with no internet cannot do). Special-token text is counted as ordinary text,
+as tiktoken's `encode(text, disallowed_special=())` does. `estimate` needs no vocabulary
+(`app.core.tokens`). A vocabulary that cannot be loaded is a start-up failure (`load_all`), never a
+request error.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from app.core.tokens import TokenCounter, estimate_tokens
+
+EXACT_TOKENIZERS = ("o200k_base", "cl100k_base")
+TOKENIZERS = (*EXACT_TOKENIZERS, "estimate")
+
+
+class TokenizerUnavailable(RuntimeError):
+    """A shipped vocabulary could not be loaded; the message names it and why."""
+
+
+@cache
+def counter(name: str) -> TokenCounter:
+    """The counting function of tokenizer `name` (one of `TOKENIZERS`), built once."""
+    if name == "estimate":
+        return estimate_tokens
+    if name not in EXACT_TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {name!r}: expected one of {', '.join(TOKENIZERS)}")
+    try:
+        import quicktok
+
+        encoding = quicktok.get_encoding(name)
+    except Exception as error:  # an import or a load failure alike: the service cannot count
+        raise TokenizerUnavailable(f"tokenizer {name} cannot be loaded: {error}") from error
+    count: TokenCounter = encoding.count
+    return count
+
+
+def load_all() -> tuple[str, ...]:
+    """Load every tokenizer (at start-up), so a broken install fails before anything is served."""
+    for name in TOKENIZERS:
+        counter(name)
+    return TOKENIZERS
