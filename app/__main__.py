@@ -30,7 +30,7 @@ import uvicorn
 from app.api.collector import apply_server_gc_policy
 from app.logs import configure_logging
 from app.settings import SettingsError, load_settings
-from app.tokenizers import TokenizerUnavailable, load_all
+from app.tokenizers import TokenizerUnavailable, check_installed
 
 # The exit status of a start refused for a bad setting (a usage error, as for a bad option).
 BAD_SETTING_STATUS = 2
@@ -48,11 +48,11 @@ def main(app_path: str = SERVED_APP, *, factory: bool = True) -> None:
 
     A bad `CWP_` variable ends the process before anything is served, with one line on stderr
     naming the variable, its value and what it should hold, and exit status 2; so does a
-    tokenizer whose vocabulary cannot be loaded (`app.tokenizers.load_all`).
+    tokenizer whose vocabulary is not installed (`app.tokenizers.check_installed`).
     """
     try:
         settings = load_settings()
-        load_all()
+        check_installed()
     except (SettingsError, TokenizerUnavailable) as error:
         print(f"Context Window Planner: {error}", file=sys.stderr, flush=True)
         raise SystemExit(BAD_SETTING_STATUS) from None

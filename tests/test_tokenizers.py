@@ -12,7 +12,13 @@ import pytest
 import quicktok
 
 from app.core.tokens import estimate_tokens
-from app.tokenizers import EXACT_TOKENIZERS, TOKENIZERS, TokenizerUnavailable, counter, load_all
+from app.tokenizers import (
+    EXACT_TOKENIZERS,
+    TOKENIZERS,
+    TokenizerUnavailable,
+    check_installed,
+    counter,
+)
 from tests.core.window_transcripts import E5_NOTICE, E6_NOTICE, N0
 
 CORPUS = [
@@ -68,7 +74,7 @@ def test_the_estimate_is_a_quarter_of_the_utf8_bytes_rounded_up() -> None:
 
 def test_each_tokenizer_is_loaded_once() -> None:
     assert counter("o200k_base") is counter("o200k_base")
-    assert load_all() == TOKENIZERS
+    assert check_installed() == TOKENIZERS
     with pytest.raises(ValueError):
         counter("p50k_base")
 
@@ -79,27 +85,32 @@ async def test_info_lists_the_tokenizers(client: Any) -> None:
     assert info["tokenizers"] == ["o200k_base", "cl100k_base", "estimate"]
 
 
-def test_a_vocabulary_that_cannot_load_stops_the_start_up_in_one_line(
+def test_a_missing_vocabulary_stops_the_start_up_in_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from app import __main__ as entry
     from app import tokenizers
 
-    def broken(name: str) -> Any:
-        raise OSError(f"no vocabulary file for {name}")
-
     served: list[Any] = []
-    counter.cache_clear()
-    monkeypatch.setattr(quicktok, "get_encoding", broken)
+    monkeypatch.setitem(tokenizers.VOCABULARIES, "o200k_base", "o200k.missing")
     monkeypatch.setattr(entry.uvicorn, "run", lambda *args, **kwargs: served.append(args))
-    try:
-        with pytest.raises(SystemExit) as stopped:
-            entry.main()
-    finally:
-        counter.cache_clear()
+    with pytest.raises(SystemExit) as stopped:
+        entry.main()
     assert stopped.value.code == 2 and served == []
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1
     assert "tokenizer o200k_base cannot be loaded" in lines[0] and "Traceback" not in lines[0]
-    assert tokenizers.TokenizerUnavailable is TokenizerUnavailable
+
+
+def test_a_vocabulary_that_fails_to_load_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(name: str) -> Any:
+        raise OSError(f"no vocabulary file for {name}")
+
+    counter.cache_clear()
+    monkeypatch.setattr(quicktok, "get_encoding", broken)
+    try:
+        with pytest.raises(TokenizerUnavailable, match="cl100k_base cannot be loaded"):
+            counter("cl100k_base")
+    finally:
+        counter.cache_clear()
     assert "quicktok" in sys.modules
