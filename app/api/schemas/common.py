@@ -8,7 +8,7 @@ from pydantic import BeforeValidator, Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from app.core.ledger import STANDINGS
-from app.formats import FORMATS
+from app.formats import FORMATS, SYSTEM_FORMATS
 
 FORMAT_NAMES = ("auto", *FORMATS)
 
@@ -116,10 +116,14 @@ SystemPrompt = Annotated[
 ]
 
 
-# A request that names a format other than Anthropic must not send a top-level `system` (the rule
-# of `app.api.transcript`), stated in the document of every request that takes both fields.
-SYSTEM_ONLY_WITH_ANTHROPIC: dict[str, Any] = {
-    "if": {"properties": {"format": {"enum": ["native", "openai"]}}, "required": ["format"]},
+# A request that names a format whose system prompt is a message (native, OpenAI) must not send a
+# top-level `system` (the rule of `app.api.transcript`), stated in the document of every request
+# that takes both fields.
+NO_SYSTEM_FOR_MESSAGE_FORMATS: dict[str, Any] = {
+    "if": {
+        "properties": {"format": {"enum": [f for f in FORMATS if f not in SYSTEM_FORMATS]}},
+        "required": ["format"],
+    },
     "then": {"properties": {"system": {"type": "null"}}},
 }
 

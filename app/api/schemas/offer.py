@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
+    NO_SYSTEM_FOR_MESSAGE_FORMATS,
     SYSTEM_DESCRIPTION,
-    SYSTEM_ONLY_WITH_ANTHROPIC,
     FormatName,
     LedgerRows,
     SystemPrompt,
@@ -41,7 +41,7 @@ class PreviousBatchItem(BaseModel):
 class OfferRequest(BaseModel):
     """The committed transcript, the findings ledger and the results of this iteration."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra=SYSTEM_ONLY_WITH_ANTHROPIC)
+    model_config = ConfigDict(extra="forbid", json_schema_extra=NO_SYSTEM_FOR_MESSAGE_FORMATS)
     messages: list[Any] = Field(
         description=MESSAGES_DESCRIPTION
         + " Send the committed transcript, `not_dispatched` marks included: a settled message "
@@ -110,9 +110,10 @@ class OfferResponse(BaseModel):
 
 
 # ---- Swagger examples -------------------------------------------------------------------------
-# One conversation in the three formats: six results (c1-c6) and one settled call (c7), with a
-# ledger holding a fact, a noise, an open result and a ruled-out result re-filed as a fact, so c5
-# and c6 are undeclared. The API tests post each example and check the whole answer.
+# One conversation in native, OpenAI and Anthropic form: six results (c1-c6) and one settled
+# call (c7), with a ledger holding a fact, a noise, an open result and a ruled-out result
+# re-filed as a fact, so c5 and c6 are undeclared. The API tests post each example and check the
+# whole answer.
 
 LAB_SYSTEM = "You operate the lab floor through tools."
 LAB_TASK = "Find the hottest rack on the floor and report it."

@@ -26,8 +26,8 @@ from app.api.schemas.cap import CapChars
 from app.api.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
+    NO_SYSTEM_FOR_MESSAGE_FORMATS,
     SYSTEM_DESCRIPTION,
-    SYSTEM_ONLY_WITH_ANTHROPIC,
     FormatName,
     LedgerRows,
     SystemPrompt,
@@ -295,7 +295,7 @@ class PlanRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"allOf": [SYSTEM_ONLY_WITH_ANTHROPIC, COLLAPSE_NEEDS_LEDGER]},
+        json_schema_extra={"allOf": [NO_SYSTEM_FOR_MESSAGE_FORMATS, COLLAPSE_NEEDS_LEDGER]},
     )
     messages: list[Any] = Field(description=MESSAGES_DESCRIPTION)
     format: FormatName = Field(defaults.DEFAULT_FORMAT, description=FORMAT_DESCRIPTION)
