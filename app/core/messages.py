@@ -2,8 +2,8 @@
 
 The planner reasons about one shape of message whatever dialect the caller speaks; the readers in
 `app.formats` build these values and remember in `source` which caller message each came from, so
-that indices can be reported in the caller's own array. Arguments of tool calls are deliberately
-not carried: no rule reads them, and every size is measured on text content alone.
+that indices can be reported in the caller's own array. Arguments of tool calls are carried
+as sent and read only by token counting: every character size is measured on text content alone.
 
 Messages and calls are immutable named tuples rather than frozen dataclasses: one is built for
 every message of transcripts of up to 100,000 messages, and a tuple is several times cheaper to
@@ -26,7 +26,7 @@ from_fields = tuple.__new__
 
 
 class ToolCall(NamedTuple):
-    """One call an assistant message makes; only its id and tool name matter to the planner.
+    """One call an assistant message makes; its id and tool name are what the planner reads.
 
     `source` is the caller index of the item that holds the call when that is not the message's
     own (a Responses `function_call` item inside an assistant run); None otherwise.
@@ -35,6 +35,9 @@ class ToolCall(NamedTuple):
     id: str
     name: str
     source: int | None = None
+    # The call's arguments as the caller sent them (a JSON string as OpenAI sends it, else the
+    # parsed JSON value); "" when the caller sent none. Read only to count tokens (tokens.md §1.1).
+    arguments: object = ""
 
 
 class Message(NamedTuple):

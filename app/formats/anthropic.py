@@ -86,7 +86,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 name = block.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
-                calls.append(from_fields(ToolCall, (call_id, name, None)))
+                calls.append(from_fields(ToolCall, (call_id, name, None, block.get("input", ""))))
             elif block_type == "tool_result" or type(block_type) is not str:
                 return False
         text = "".join(pieces)
@@ -194,7 +194,8 @@ def read_assistant(content: list[Any], index: int, injected: bool, problems: Pro
             pieces.append(part_text(block, "text", loc, problems))
         elif block_type == "tool_use":
             call_id = required_id(block, "id", (*loc, "id"), problems)
-            calls.append(ToolCall(call_id, required_name(block, "name", (*loc, "name"), problems)))
+            name = required_name(block, "name", (*loc, "name"), problems)
+            calls.append(ToolCall(call_id, name, None, block.get("input", "")))
         elif block_type == "tool_result":
             problems.add(loc, "a 'tool_result' block answers a call: it belongs in a user message")
     return Message(

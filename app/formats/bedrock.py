@@ -213,7 +213,7 @@ def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> 
             name = use.get("name")
             if type(call_id) is not str or not call_id or type(name) is not str:
                 return False
-            calls.append(from_fields(ToolCall, (call_id, name, None)))
+            calls.append(from_fields(ToolCall, (call_id, name, None, use.get("input", ""))))
         elif "toolResult" in block or kindless(block):
             return False
     blocks = tuple(range(len(content)))
@@ -315,9 +315,8 @@ def read_assistant(content: list[Any], index: int, problems: Problems) -> Messag
                 problems.add(use_loc, "a toolUse block holds an object", "dict_type")
                 continue
             call_id = required_id(use, "toolUseId", (*use_loc, "toolUseId"), problems)
-            calls.append(
-                ToolCall(call_id, required_name(use, "name", (*use_loc, "name"), problems))
-            )
+            name = required_name(use, "name", (*use_loc, "name"), problems)
+            calls.append(ToolCall(call_id, name, None, use.get("input", "")))
         elif kind == "toolResult":
             problems.add(loc, "a toolResult block answers a call: it belongs in a user message")
     return Message(

@@ -214,10 +214,11 @@ def read_calls(
     role: str,
     index: int,
     problems: Problems,
-    call_name: Callable[[JsonObject, Loc, Problems], str | None],
+    call_of: Callable[[JsonObject, Loc, Problems], tuple[str, object] | None],
 ) -> tuple[ToolCall, ...]:
     """The calls of a `tool_calls` array (native and OpenAI): each an object with a required
-    `id`; `call_name` reads the tool's name where the format keeps it, or None (with an error)."""
+    `id`; `call_of` reads the tool's name and arguments where the format keeps them, or None
+    (with an error)."""
     calls: list[ToolCall] = []
     for position, item in enumerate(call_items(message, role, index, problems)):
         loc = (index, "tool_calls", position)
@@ -225,9 +226,9 @@ def read_calls(
             problems.add(loc, "a tool call must be an object", "dict_type")
             continue
         call_id = required_id(item, "id", (*loc, "id"), problems)
-        name = call_name(item, loc, problems)
-        if name is not None:
-            calls.append(ToolCall(call_id, name))
+        call = call_of(item, loc, problems)
+        if call is not None:
+            calls.append(ToolCall(call_id, call[0], None, call[1]))
     return tuple(calls)
 
 

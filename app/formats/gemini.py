@@ -139,7 +139,7 @@ def read_plain(
         return None
     pieces: list[str] = []
     if role == "model":
-        named: list[tuple[str | None, str]] = []
+        named: list[tuple[str | None, str, Any]] = []
         for part in parts:
             if type(part) is not dict:
                 return None
@@ -162,7 +162,7 @@ def read_plain(
                     call_id is not None and (type(call_id) is not str or not call_id)
                 ):
                     return None
-                named.append((call_id, name))
+                named.append((call_id, name, call.get("args", "")))
             if (
                 part.get("functionResponse") is not None
                 or "function_call" in part
@@ -269,19 +269,19 @@ def read_plain(
     return NO_CALLS
 
 
-def model_calls(named: list[tuple[str | None, str]], content: Any) -> list[ToolCall]:
-    """The calls of a model content, each `(id or None, name)` in part order: its own id, or the
+def model_calls(named: list[tuple[str | None, str, Any]], content: Any) -> list[ToolCall]:
+    """The calls of a model content, each `(id or None, name, args)` in part order: its own id, or the
     generated one (`<name>#<k>:<h>`)."""
     seen: dict[str, int] = {}
     digest: str | None = None
     calls: list[ToolCall] = []
-    for call_id, name in named:
+    for call_id, name, args in named:
         k = seen[name] = seen.get(name, 0) + 1
         if call_id is None:
             if digest is None:
                 digest = content_hash(content)
             call_id = generated_id(name, k, digest)
-        calls.append(from_fields(ToolCall, (call_id, name, None)))
+        calls.append(from_fields(ToolCall, (call_id, name, None, args)))
     return calls
 
 
@@ -378,7 +378,7 @@ def read_model(
     """Non-thought text parts joined, `functionCall` parts as calls; every other part adds
     nothing."""
     pieces: list[str] = []
-    named: list[tuple[str | None, str]] = []
+    named: list[tuple[str | None, str, Any]] = []
     for position, value in enumerate(parts):
         loc = (index, "parts", position)
         part = part_object(value, loc, problems)
@@ -395,7 +395,8 @@ def read_model(
         if call is not None:
             call_loc = (*loc, "functionCall")
             call_id = optional_id(call, (*call_loc, "id"), problems)
-            named.append((call_id, required_name(call, "name", (*call_loc, "name"), problems)))
+            name = required_name(call, "name", (*call_loc, "name"), problems)
+            named.append((call_id, name, call.get("args", "")))
         if part.get("functionResponse") is not None:
             problems.add(
                 (*loc, "functionResponse"),

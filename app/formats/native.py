@@ -90,7 +90,7 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = item.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return None
-                found.append(from_fields(ToolCall, (call_id, name, None)))
+                found.append(from_fields(ToolCall, (call_id, name, None, item.get("arguments", ""))))
             calls = tuple(found)
         return from_fields(
             Message, ("assistant", content, calls, None, None, injected, False, index, (), None)
@@ -111,7 +111,7 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
     if core_role is None:
         unknown_role(role, tuple(ROLES), (index, "role"), problems)
         return None
-    calls = read_calls(message, role, index, problems, call_name)
+    calls = read_calls(message, role, index, problems, call_of)
     content = read_content(message, index, problems)
     if role != "tool":
         return Message(core_role, content, calls, injected=injected, source=index)
@@ -137,8 +137,9 @@ def read_content(message: JsonObject, index: int, problems: Problems) -> str:
     return ""
 
 
-def call_name(item: JsonObject, loc: Loc, problems: Problems) -> str:
-    return required_name(item, "name", (*loc, "name"), problems)
+def call_of(item: JsonObject, loc: Loc, problems: Problems) -> tuple[str, object]:
+    """The call's name and its arguments as sent (any JSON; "" when absent)."""
+    return required_name(item, "name", (*loc, "name"), problems), item.get("arguments", "")
 
 
 def notice_message(text: str) -> JsonObject:

@@ -44,6 +44,8 @@ ROLES: dict[str, Role] = {
 TEXT_PARTS = {"text": "text"}
 ASSISTANT_PARTS = {"text": "text", "refusal": "refusal"}
 CALL_TYPES = ("function", "custom")
+# Where each call type keeps what the model wrote for the tool (counted as its arguments).
+ARGUMENTS_KEYS = {"function": "arguments", "custom": "input"}
 USE_TOOL_CALLS = "use 'tool_calls' on assistant messages and 'tool' messages that answer them"
 
 
@@ -102,7 +104,9 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = function.get("name")
                 if type(name) is not str:
                     return None
-                found.append(from_fields(ToolCall, (call_id, name, None)))
+                found.append(
+                    from_fields(ToolCall, (call_id, name, None, function.get("arguments", "")))
+                )
             calls = tuple(found)
         return from_fields(
             Message, ("assistant", content, calls, None, None, injected, False, index, (), None)
@@ -137,7 +141,7 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
     if core_role is None:
         unknown_role(role, tuple(ROLES), (index, "role"), problems)
         return None
-    calls = read_calls(message, role, index, problems, call_name)
+    calls = read_calls(message, role, index, problems, call_of)
     content = read_content(message, role, index, problems)
     if core_role != "tool":
         return Message(core_role, content, calls, injected=injected, source=index)
@@ -169,8 +173,9 @@ def read_content(message: JsonObject, role: str, index: int, problems: Problems)
     return ""
 
 
-def call_name(item: JsonObject, loc: Loc, problems: Problems) -> str | None:
-    """The name inside the call's `function` (or `custom`) object; None when the call has none."""
+def call_of(item: JsonObject, loc: Loc, problems: Problems) -> tuple[str, object] | None:
+    """The name and the arguments (`function.arguments`, `custom.input`) inside the call's
+    `function` (or `custom`) object; None when the call has none."""
     call_type = item.get("type")
     if call_type not in CALL_TYPES:
         refuse_call_type(item, loc, problems)
@@ -180,7 +185,8 @@ def call_name(item: JsonObject, loc: Loc, problems: Problems) -> str | None:
         kind = "missing" if call_type not in item else "dict_type"
         problems.add((*loc, call_type), f"a '{call_type}' call needs a '{call_type}' object", kind)
         return None
-    return required_name(spec, "name", (*loc, call_type, "name"), problems)
+    name = required_name(spec, "name", (*loc, call_type, "name"), problems)
+    return name, spec.get(ARGUMENTS_KEYS[call_type], "")
 
 
 def refuse_call_type(item: JsonObject, loc: Loc, problems: Problems) -> None:

@@ -55,6 +55,16 @@ PAIRED_CALLS = {
     "apply_patch_call": "call_id",
     "mcp_approval_request": "id",
 }
+# Where each call item keeps what the model wrote for the tool (counted as its arguments).
+CALL_ARGUMENTS = {
+    "function_call": "arguments",
+    "custom_tool_call": "input",
+    "computer_call": "action",
+    "local_shell_call": "action",
+    "shell_call": "action",
+    "apply_patch_call": "operation",
+    "mcp_approval_request": "arguments",
+}
 PAIRED_OUTPUTS = {
     "computer_call_output": "call_id",
     "local_shell_call_output": "call_id",
@@ -169,7 +179,8 @@ def read_plain(item: JsonObject, index: int) -> Read:
         name = get("name")
         if type(call_id) is not str or not call_id or type(name) is not str:
             return None
-        return ("", from_fields(ToolCall, (call_id, name, index)))
+        arguments = get(CALL_ARGUMENTS[item_type], "")
+        return ("", from_fields(ToolCall, (call_id, name, index, arguments)))
     if item_type == "reasoning":
         return SILENT
     if item_type != MESSAGE:
@@ -235,10 +246,12 @@ def read_item(value: Any, index: int, problems: Problems) -> Read:
     if item_type in FUNCTION_CALLS:
         call_id = required_id(value, "call_id", (index, "call_id"), problems)
         name = required_name(value, "name", (index, "name"), problems)
-        return ("", ToolCall(call_id, name, index))
+        return ("", ToolCall(call_id, name, index, value.get(CALL_ARGUMENTS[item_type], "")))
     if item_type in PAIRED_CALLS:
         key = PAIRED_CALLS[item_type]
-        return ("", ToolCall(required_id(value, key, (index, key), problems), item_type, index))
+        call_id = required_id(value, key, (index, key), problems)
+        arguments = value.get(CALL_ARGUMENTS[item_type], "")
+        return ("", ToolCall(call_id, item_type, index, arguments))
     if item_type in SILENT_RUN_ITEMS:
         return SILENT
     if item_type in FUNCTION_OUTPUTS:

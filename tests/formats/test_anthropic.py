@@ -61,7 +61,10 @@ def test_user_message_answering_two_calls_and_asking_is_three_core_messages() ->
         Message(
             "assistant",
             "Looking.",
-            (ToolCall("toolu_a", "look"), ToolCall("toolu_b", "look")),
+            (
+                ToolCall("toolu_a", "look", None, {"rack": "a"}),
+                ToolCall("toolu_b", "look", None, {"rack": "b"}),
+            ),
             source=1,
             blocks=(0, 1, 2, 3),
         ),
@@ -246,7 +249,7 @@ def test_assistant_blocks_without_text_add_nothing() -> None:
         }
     ]
     assert read_messages(raw, "anthropic") == [
-        Message("assistant", "ab", (ToolCall("t", ""),), source=0, blocks=(0, 1, 2, 3, 4, 5))
+        Message("assistant", "ab", (ToolCall("t", "", None, {}),), source=0, blocks=(0, 1, 2, 3, 4, 5))
     ]
 
 

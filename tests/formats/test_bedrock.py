@@ -83,7 +83,10 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
         Message(
             "assistant",
             "Looking.",
-            (ToolCall("tu_a", "look"), ToolCall("tu_b", "look")),
+            (
+                ToolCall("tu_a", "look", None, {"rack": "a"}),
+                ToolCall("tu_b", "look", None, {"rack": "b"}),
+            ),
             source=1,
             blocks=(0, 1, 2, 3),
         ),

@@ -74,7 +74,10 @@ def test_contents_read_into_core_messages_with_generated_ids() -> None:
         Message(
             "assistant",
             "Looking now.",
-            (ToolCall(f"look#1:{h}", "look"), ToolCall(f"look#2:{h}", "look")),
+            (
+                ToolCall(f"look#1:{h}", "look", None, {"rack": "a"}),
+                ToolCall(f"look#2:{h}", "look", None, {"rack": "b"}),
+            ),
             source=1,
             blocks=(0, 1, 2, 3, 4),
         ),
@@ -99,7 +102,9 @@ def test_the_generated_id_hashes_the_content_exactly_as_sent() -> None:
     expected = hashlib.sha256(
         b'{"role":"model","parts":[{"functionCall":{"name":"f","args":{"\xc3\xa9":1.5}}}]}'
     ).hexdigest()[:12]
-    assert read_messages([content], "gemini")[0].tool_calls == (ToolCall(f"f#1:{expected}", "f"),)
+    assert read_messages([content], "gemini")[0].tool_calls == (
+        ToolCall(f"f#1:{expected}", "f", None, {"é": 1.5}),
+    )
     other = read_messages([reordered], "gemini")[0].tool_calls[0].id
     assert other == f"f#1:{digest(reordered)}" != f"f#1:{expected}"
 

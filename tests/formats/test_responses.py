@@ -103,7 +103,10 @@ def test_reader_maps_items_runs_and_outputs() -> None:
         Message(
             "assistant",
             "Reading both. Not the third.",
-            (ToolCall("c1", "look", 4), ToolCall("c2", "grep", 5)),
+            (
+                ToolCall("c1", "look", 4, '{"rack": "a"}'),
+                ToolCall("c2", "grep", 5, "x.*"),
+            ),
             source=2,
             source_end=5,
         ),
@@ -124,7 +127,7 @@ def test_checked_path_reads_what_the_fast_path_reads() -> None:
     parts = [read_item(item, index, problems) for index, item in enumerate(raw)]
     assert not problems.errors
     assert parts[6] == fast[3] and parts[7] == fast[4] and parts[1] == fast[1]
-    assert parts[4] == ("", ToolCall("c1", "look", 4))
+    assert parts[4] == ("", ToolCall("c1", "look", 4, '{"rack": "a"}'))
     assert parts[3] == ("Reading both. Not the third.", None)
     assert parts[2] == ("", None)
 
@@ -132,7 +135,9 @@ def test_checked_path_reads_what_the_fast_path_reads() -> None:
 def test_a_single_item_run_spans_nothing() -> None:
     raw = [{"role": "user", "content": "go"}, call("c1"), output("c1")]
     core = read_messages(raw, "responses")
-    assert core[1] == Message("assistant", "", (ToolCall("c1", "look", 1),), source=1)
+    assert core[1] == Message(
+        "assistant", "", (ToolCall("c1", "look", 1, '{"rack": "a"}'),), source=1
+    )
 
 
 def test_reasoning_between_parallel_calls_stays_one_run() -> None:
@@ -204,11 +209,11 @@ def test_paired_items_are_calls_named_by_their_type_and_outputs_without_text() -
         "assistant",
         "",
         (
-            ToolCall("cc1", "computer_call", 1),
-            ToolCall("ls1", "local_shell_call", 2),
-            ToolCall("sh1", "shell_call", 3),
-            ToolCall("ap1", "apply_patch_call", 4),
-            ToolCall("mcpr_1", "mcp_approval_request", 5),
+            ToolCall("cc1", "computer_call", 1, {"type": "screenshot"}),
+            ToolCall("ls1", "local_shell_call", 2, {}),
+            ToolCall("sh1", "shell_call", 3, {"commands": ["ls"]}),
+            ToolCall("ap1", "apply_patch_call", 4, {}),
+            ToolCall("mcpr_1", "mcp_approval_request", 5, "{}"),
         ),
         source=1,
         source_end=5,
