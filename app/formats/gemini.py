@@ -270,8 +270,8 @@ def read_plain(
 
 
 def model_calls(named: list[tuple[str | None, str, Any]], content: Any) -> list[ToolCall]:
-    """The calls of a model content, each `(id or None, name, args)` in part order: its own id, or the
-    generated one (`<name>#<k>:<h>`)."""
+    """The calls of a model content, each `(id or None, name, args)` in part order: its own id,
+    or the generated one (`<name>#<k>:<h>`)."""
     seen: dict[str, int] = {}
     digest: str | None = None
     calls: list[ToolCall] = []

@@ -90,7 +90,9 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 name = item.get("name")
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return None
-                found.append(from_fields(ToolCall, (call_id, name, None, item.get("arguments", ""))))
+                found.append(
+                    from_fields(ToolCall, (call_id, name, None, item.get("arguments", "")))
+                )
             calls = tuple(found)
         return from_fields(
             Message, ("assistant", content, calls, None, None, injected, False, index, (), None)

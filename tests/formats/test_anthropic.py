@@ -249,7 +249,9 @@ def test_assistant_blocks_without_text_add_nothing() -> None:
         }
     ]
     assert read_messages(raw, "anthropic") == [
-        Message("assistant", "ab", (ToolCall("t", "", None, {}),), source=0, blocks=(0, 1, 2, 3, 4, 5))
+        Message(
+            "assistant", "ab", (ToolCall("t", "", None, {}),), source=0, blocks=(0, 1, 2, 3, 4, 5)
+        )
     ]
 
 

@@ -37,7 +37,12 @@ def test_reader_maps_every_field() -> None:
     assert read_messages(transcript(), "native") == [
         Message("system", "be brief", source=0),
         Message("user", "find the rack", source=1),
-        Message("assistant", "", (ToolCall("c1", "look", None, {"at": "a"}), ToolCall("c2", "move")), source=2),
+        Message(
+            "assistant",
+            "",
+            (ToolCall("c1", "look", None, {"at": "a"}), ToolCall("c2", "move")),
+            source=2,
+        ),
         Message("tool", "rack-a", tool_call_id="c1", tool_name="look", source=3),
         Message("tool", "", tool_call_id="c2", not_dispatched=True, source=4),
         Message("user", "remember the style", injected=True, source=5),

@@ -66,10 +66,13 @@ def test_reader_maps_roles_content_and_calls() -> None:
         Message("system", "Use tools.", source=1),
         Message("user", "What is this?", source=2),
         Message(
-            "assistant", "", (
+            "assistant",
+            "",
+            (
                 ToolCall("call_1", "look", None, '{"at": "a"}'),
                 ToolCall("call_2", "grep", None, "x.*"),
-            ), source=3
+            ),
+            source=3,
         ),
         Message("tool", "rack-a", tool_call_id="call_1", source=4),
         Message("tool", "no match", tool_call_id="call_2", not_dispatched=True, source=5),
