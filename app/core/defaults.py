@@ -19,12 +19,33 @@ DEFAULT_INCLUDE_WINDOW = True
 DEFAULT_INCLUDE_TURNS = True
 DEFAULT_OFFER_LIMIT = 32
 MAX_CAP_RESULTS = 10_000
+DEFAULT_TOKENIZER = None  # no token figures unless asked for, or the strategy is `fit`
+FIT_TOKENIZER = "estimate"  # what `fit` counts with when no tokenizer is named
+DEFAULT_FIT_KEEP_RECENT_TURNS = 2
+DEFAULT_FIT_RESERVE_TOKENS = 0
+# `fit` aims a fifth under its trigger: the window then grows for several requests before the
+# next cut, re-sending the same prefix each time, which provider prompt caches reward.
+FIT_TARGET_SHARE = (4, 5)
+
+
+def default_target_tokens(max_tokens: int) -> int:
+    """`max(1, floor(0.8 × max_tokens))`, in integers."""
+    numerator, denominator = FIT_TARGET_SHARE
+    return max(1, max_tokens * numerator // denominator)
+
 
 OPTION_DEFAULTS: dict[str, Any] = {
     "window_plan": {
         "format": DEFAULT_FORMAT,
         "strategy": {"kind": "sliding-window", "keep_recent_turns": DEFAULT_KEEP_RECENT_TURNS},
         "token_budget": {"keep_recent_turns": DEFAULT_KEEP_RECENT_TURNS, "measured": None},
+        "fit": {
+            "target_tokens": "max(1, floor(0.8 × max_tokens))",
+            "reserve_tokens": DEFAULT_FIT_RESERVE_TOKENS,
+            "keep_recent_turns": DEFAULT_FIT_KEEP_RECENT_TURNS,
+        },
+        "tokenizer": DEFAULT_TOKENIZER,
+        "calibration": None,
         "keep_last_tool_results": DEFAULT_KEEP_LAST_TOOL_RESULTS,
         "ledger": None,
         "keep_ledger_facts": DEFAULT_KEEP_LEDGER_FACTS,

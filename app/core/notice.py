@@ -11,7 +11,7 @@ open the window, providers would refuse it, so the removal is refused instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.core.plan_types import Rung, StrategyKind
@@ -72,7 +72,8 @@ class LadderResult:
 
 def climb_ladder(
     *,
-    span_chars: int,
+    span_size: int,
+    size: Callable[[str], int] = len,
     removed_count: int,
     iteration: int,
     strategy: StrategyKind,
@@ -82,7 +83,9 @@ def climb_ladder(
 ) -> LadderResult:
     """Rich if it fits, else plain if it fits, else silent, unless a non-user would open the window.
 
-    Only the tool-name sentence is traded for size; the kept-request sentence is on both rungs.
+    A rung fits when its `size` is strictly below the span's (`span_size`): characters, or under
+    the `fit` strategy tokens. Only the tool-name sentence is traded for size; the kept-request
+    sentence is on both rungs.
     """
     tool_list = tool_name_list(dropped_names)
     rungs: list[tuple[Rung, str | None]] = [("plain", None)]
@@ -96,6 +99,6 @@ def climb_ladder(
             kept_request=kept_request,
             tool_list=listed,
         )
-        if len(content) < span_chars:
+        if size(content) < span_size:
             return LadderResult(content, rung)
     return LadderResult(refused=non_user_would_open)

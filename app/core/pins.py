@@ -63,7 +63,9 @@ def last_tool_result_candidates(
                 continue
             pinned_here = True
             candidates.append(
-                LastToolResultPin(name, segment.turn, turn_starts[segment.turn], segment.chars)
+                LastToolResultPin(
+                    name, segment.turn, turn_starts[segment.turn], segment.chars, None
+                )
             )
     return candidates
 
@@ -126,7 +128,12 @@ def ledger_fact_candidates(
         if ids and tool_name is not None:
             candidates.append(
                 LedgerFactPin(
-                    tool_name, segment.turn, turn_starts[segment.turn], segment.chars, tuple(ids)
+                    tool_name,
+                    segment.turn,
+                    turn_starts[segment.turn],
+                    segment.chars,
+                    None,
+                    tuple(ids),
                 )
             )
     return candidates

@@ -17,16 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Generic, Literal, TypedDict, TypeVar
+from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from app.core.collapse import CollapseMode
 from app.core.defaults import (
+    DEFAULT_FIT_KEEP_RECENT_TURNS,
+    DEFAULT_FIT_RESERVE_TOKENS,
     DEFAULT_ITERATION,
     DEFAULT_KEEP_LAST_TOOL_RESULTS,
     DEFAULT_KEEP_LEDGER_FACTS,
     DEFAULT_KEEP_RECENT_TURNS,
+    default_target_tokens,
 )
 from app.core.ledger import Standing, StandingRow
+from app.core.tokens import Calibration, Tokenizer
 
 RefusalReason = Literal[
     "current-request",
@@ -39,10 +43,11 @@ RefusalReason = Literal[
     "inside-keep-window",
     "replacement-not-smaller",
 ]
-HeldBy = RefusalReason | Literal["not-reached"]
+# `within-budget` is no refusal: the `fit` strategy did not need the turn (tokens.md §3).
+HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain"]
-StrategyKind = Literal["sliding-window", "token-budget"]
+StrategyKind = Literal["sliding-window", "token-budget", "fit"]
 ShapeAction = Literal["collapsed", "capped"]
 
 
@@ -81,7 +86,28 @@ class TokenBudget:
         return "token-budget"
 
 
-Strategy = SlidingWindow | TokenBudget
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """Act when the counted window is over `max_tokens`; remove just enough to reach
+    `target_tokens` (None: the default share of `max_tokens`)."""
+
+    max_tokens: int
+    target_tokens: int | None = None
+    reserve_tokens: int = DEFAULT_FIT_RESERVE_TOKENS
+    keep_recent_turns: int = DEFAULT_FIT_KEEP_RECENT_TURNS
+
+    @property
+    def kind(self) -> StrategyKind:
+        return "fit"
+
+    @property
+    def target(self) -> int:
+        if self.target_tokens is None:
+            return default_target_tokens(self.max_tokens)
+        return self.target_tokens
+
+
+Strategy = SlidingWindow | TokenBudget | Fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +152,12 @@ class PlanOptions:
     # Shaping (shaping.md): both off by default.
     collapse: CollapseMode | None = None
     cap: CapOption | None = None
+    # Tokens (tokens.md): the tokenizer asked for (None: no token figures, unless the strategy is
+    # `fit`, which then counts with `estimate`), the calibration against a provider's count, and
+    # the text of a system prompt sent outside the transcript (None when none was sent).
+    tokenizer: Tokenizer | None = None
+    calibration: Calibration | None = None
+    system_text: str | None = None
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -144,6 +176,7 @@ class Turn(TypedDict):
     start: int
     length: int
     chars: int
+    tokens: NotRequired[int]  # with a tokenizer only, written right after `chars`
     fate: Fate
     held_by: HeldBy | None
 
@@ -154,6 +187,7 @@ class LastToolResultPin:
     turn_index: int
     message_index: int
     chars: int
+    tokens: int | None  # the turn's tokens, with a tokenizer only (the answer leaves None out)
 
 
 @dataclass(frozen=True)
@@ -162,6 +196,7 @@ class LedgerFactPin:
     turn_index: int
     message_index: int
     chars: int
+    tokens: int | None
     tool_call_ids: tuple[str, ...]
 
 
@@ -219,6 +254,26 @@ class Stats:
     chars_after: int
     removed_message_count: int
     system_chars: int | None
+    # With a tokenizer only (tokens.md §2), else None and left out.
+    tokenizer: str | None = None
+    tokens_before: int | None = None
+    tokens_shaped: int | None = None
+    tokens_after: int | None = None
+    tokens_counted: int | None = None
+    system_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The `fit` strategy's budget: the totals before and after, and whether the plan met it
+    (not engaged: the window is within `max_tokens`, so it is met)."""
+
+    max_tokens: int
+    target_tokens: int
+    reserve_tokens: int
+    total_before: int
+    total_after: int
+    met: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +306,26 @@ class DroppedStanding(TypedDict):
     standing: Standing | None
 
 
+def answered_pins(pins: Pins) -> Pins | dict[str, Any]:
+    """The pins as the answer writes them: a pin's `tokens` only when a tokenizer counted it."""
+    blocks = (pins.last_tool_result, pins.ledger_fact)
+    if not any(block is not None and block.pinned and block.pinned[0].tokens is None
+               for block in blocks):  # fmt: skip
+        return pins
+    return {
+        kind: None
+        if block is None
+        else {
+            **vars(block),
+            "pinned": [
+                {key: value for key, value in vars(pin).items() if key != "tokens"}
+                for pin in block.pinned
+            ],
+        }
+        for kind, block in vars(pins).items()
+    }
+
+
 @dataclass(frozen=True)
 class Record:
     """What an engaged plan files; the caller sends it back in `prior_records`."""
@@ -260,6 +335,14 @@ class Record:
     removed_message_count: int
     refusals: tuple[Refusal, ...]
     pins: Pins
+
+
+def answered_record(record: Record | None) -> Record | dict[str, Any] | None:
+    """The record as the answer writes it: its pins as `answered_pins` writes them."""
+    if record is None:
+        return None
+    pins = answered_pins(record.pins)
+    return record if pins is record.pins else {**vars(record), "pins": pins}
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +364,7 @@ class WindowPlan:
     refusals: tuple[Refusal, ...]
     notice: Notice | None
     stats: Stats
+    budget: Budget | None
     dropped_tool_names: tuple[str, ...]
     dropped_standings: tuple[DroppedStanding, ...] | None
     shaped: tuple[ShapedEntry, ...] | None

@@ -4,16 +4,20 @@
 asks the strategy whether to act and, when it does, admits pins, chooses the span, climbs the
 notice ladder and reports every turn's fate with the reason that kept it. It removes at most one
 contiguous run of whole turns per request even when a budget is still exceeded: the next request
-continues, and a plan that removed nothing says why. It neither writes the new window (the caller's
-format is not known here; `WindowPlan.removed` says what leaves) nor estimates tokens.
+continues, and a plan that removed nothing says why. Under the `fit` strategy the span the engine
+allows is then shortened to the fewest turns that bring the window under its token target, so a
+cut leaves room to grow and the prefix stays the same for several requests (provider prompt caches
+pay only for an unchanged prefix). It does not write the new window (the caller's format is not
+known here; `WindowPlan.removed` says what leaves).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 
+from app.core.counting import TranscriptTokens
 from app.core.current_request import current_request_index
 from app.core.ledger import fold_ledger
 from app.core.messages import Message
@@ -22,8 +26,11 @@ from app.core.notice import climb_ladder
 from app.core.pins import LedgerFold, PinPlan, plan_pins
 from app.core.plan_types import (
     NO_PINS,
+    Budget,
     CurrentRequest,
     DroppedStanding,
+    Fate,
+    Fit,
     HeldBy,
     LastToolResultPin,
     LedgerFactPin,
@@ -32,6 +39,7 @@ from app.core.plan_types import (
     Paused,
     PinBlock,
     Pins,
+    PinT,
     PlanOptions,
     PriorRecord,
     Record,
@@ -54,6 +62,7 @@ from app.core.refusals import (
     turns_with_unanswered_calls,
 )
 from app.core.shaping import shape
+from app.core.tokens import ESTIMATE, calibration_scale
 from app.core.turns import (
     Segment,
     Survey,
@@ -87,14 +96,17 @@ __all__ = [
 ]
 
 
-def strategy_engages(strategy: Strategy, turn_count: int) -> bool:
+def strategy_engages(strategy: Strategy, turn_count: int, total_tokens: int | None) -> bool:
     """Whether the strategy acts on this request.
 
     A token budget acts only on a measurement above its threshold: with nothing measured (or a
-    report of 0/0, which the HTTP layer refuses) there is nothing to judge.
+    report of 0/0, which the HTTP layer refuses) there is nothing to judge. `fit` acts on the
+    counted total (`total_tokens`, always counted under `fit`) above its `max_tokens`.
     """
     if isinstance(strategy, SlidingWindow):
         return turn_count > strategy.keep_recent_turns
+    if isinstance(strategy, Fit):
+        return total_tokens is not None and total_tokens > strategy.max_tokens
     measured = strategy.measured
     if measured is None or (measured.input_tokens == 0 and measured.output_tokens == 0):
         return False
@@ -197,6 +209,11 @@ class Drop:
     notice_content: str | None
     rung: Rung | None
     refused: bool
+    # With token counting: the span's scaled tokens, and the notice's scaled and raw tokens (0
+    # without a notice).
+    tokens: int = 0
+    notice_tokens: int = 0
+    notice_raw_tokens: int = 0
 
 
 def system_envelope_length(transcript: Transcript) -> int:
@@ -220,26 +237,43 @@ def drop_span(
     request_turn: int | None,
     call_names: dict[str, str],
     options: PlanOptions,
+    tokens: TranscriptTokens | None,
 ) -> Drop:
     """Split around the span and, when the removal reaches the front, climb the notice ladder.
 
     The front is the turn right after the system envelope (the ordinary path), or the turn after
     the request when the request is that turn (the kept-request path). Further in, a refusing turn
     that is neither the envelope nor the request stays before the span and opens the window, so
-    the span leaves with no notice.
+    the span leaves with no notice. The ladder compares characters, except under `fit`, which
+    compares tokens: tool-call arguments cost tokens that characters do not show.
     """
     segments, messages = transcript.segments, transcript.messages
     start, end = segments[first].start, segments[last].end
     caller_messages = transcript.caller_messages(start, end)
     chars = sum(segments[index].chars for index in range(first, last + 1))
+    span_tokens = 0 if tokens is None else tokens.span(first, last)
     tool_names = dropped_tool_names(messages, start, end, call_names)
     front = system_envelope_length(transcript)
     ordinary = first == front
     kept_request = first == front + 1 and request_turn == front
     if not ordinary and not kept_request:
-        return Drop(first, last, start, end, caller_messages, chars, tool_names, None, None, False)
+        return Drop(
+            first,
+            last,
+            start,
+            end,
+            caller_messages,
+            chars,
+            tool_names,
+            None,
+            None,
+            False,
+            span_tokens,
+        )
+    by_tokens = tokens is not None and isinstance(options.strategy, Fit)
     ladder = climb_ladder(
-        span_chars=chars,
+        span_size=span_tokens if by_tokens else chars,
+        size=tokens.notice if by_tokens and tokens is not None else len,
         removed_count=len(caller_messages),
         iteration=options.iteration,
         strategy=options.strategy.kind,
@@ -258,30 +292,108 @@ def drop_span(
         ladder.content,
         ladder.rung,
         ladder.refused,
+        span_tokens,
+        *notice_tokens(tokens, ladder.content),
     )
 
 
+def notice_tokens(tokens: TranscriptTokens | None, content: str | None) -> tuple[int, int]:
+    """The notice's scaled and raw tokens; (0, 0) without a notice or a tokenizer."""
+    if tokens is None or content is None:
+        return 0, 0
+    raw = tokens.notice_raw(content)
+    return tokens.notice(content), raw
+
+
+@dataclass(frozen=True, slots=True)
+class FitGoal:
+    """What `fit` aims at: its target, and the total (system prompt, transcript and reserve)
+    before any removal."""
+
+    target: int
+    total_before: int
+
+
+def fitted_drop(
+    transcript: Transcript,
+    first: int,
+    last: int,
+    request_turn: int | None,
+    call_names: dict[str, str],
+    options: PlanOptions,
+    tokens: TranscriptTokens,
+    goal: FitGoal,
+) -> Drop:
+    """The drop of `first … k` for the smallest `k` whose new window meets the target, else the
+    drop of the whole span `first … last` (tokens.md §3).
+
+    The new window of a span is counted with the notice §9 would insert for it, so a `k` is
+    tried only when the window without the span could meet the target at all (a notice only
+    adds), and a `k` whose drop the ladder refuses changes nothing and never meets it.
+    """
+    for k in range(first, last + 1):
+        without = goal.total_before - tokens.span(first, k)
+        if without > goal.target:
+            continue
+        drop = drop_span(transcript, first, k, request_turn, call_names, options, tokens)
+        if not drop.refused and without + drop.notice_tokens <= goal.target:
+            return drop
+    return drop_span(transcript, first, last, request_turn, call_names, options, tokens)
+
+
 def reported_turns(
-    transcript: Transcript, held: Sequence[HeldBy | None], evicted: range
+    transcript: Transcript,
+    held: Sequence[HeldBy | None],
+    evicted: range,
+    tokens: TranscriptTokens | None,
 ) -> tuple[Turn, ...]:
     starts = transcript.turn_starts
     distinct = transcript.distinct_callers
     turns: list[Turn] = []
     for segment in transcript.segments:
         index = segment.turn
-        turns.append(
-            {
+        length = (
+            segment.end - segment.start
+            if distinct
+            else transcript.caller_count(range(segment.start, segment.end))
+        )
+        fate: Fate = "evicted" if index in evicted else "kept"
+        if tokens is None:
+            turn: Turn = {
                 "index": index,
                 "start": starts[index],
-                "length": segment.end - segment.start
-                if distinct
-                else transcript.caller_count(range(segment.start, segment.end)),
+                "length": length,
                 "chars": segment.chars,
-                "fate": "evicted" if index in evicted else "kept",
+                "fate": fate,
                 "held_by": held[index],
             }
-        )
+        else:
+            turn = {
+                "index": index,
+                "start": starts[index],
+                "length": length,
+                "chars": segment.chars,
+                "tokens": tokens.turns[index],
+                "fate": fate,
+                "held_by": held[index],
+            }
+        turns.append(turn)
     return tuple(turns)
+
+
+def with_pin_tokens(pins: Pins, tokens: TranscriptTokens | None) -> Pins:
+    """Each pin with its turn's tokens, when a tokenizer is in use."""
+    if tokens is None:
+        return pins
+    turn_tokens = tokens.turns
+
+    def counted(block: PinBlock[PinT] | None) -> PinBlock[PinT] | None:
+        if block is None or not block.pinned:
+            return block
+        pinned = tuple(replace(pin, tokens=turn_tokens[pin.turn_index]) for pin in block.pinned)
+        return replace(block, pinned=pinned)
+
+    return Pins(counted(pins.last_tool_result), counted(pins.ledger_fact))
 
 
 def current_request_of(
@@ -310,8 +422,14 @@ def decide(
     pin_plan: PinPlan,
     call_names: dict[str, str],
     options: PlanOptions,
+    tokens: TranscriptTokens | None,
+    goal: FitGoal | None,
 ) -> Decision:
-    """Run the refusal engine over the candidates and drop the span it chooses, if it may leave."""
+    """Run the refusal engine over the candidates and drop the span it chooses, if it may leave.
+
+    Under `fit` (`goal`), the span is shortened to what the budget needs; the turns it then keeps
+    are `within-budget`.
+    """
     messages, segments, turn_starts = (
         transcript.messages,
         transcript.segments,
@@ -343,8 +461,17 @@ def decide(
     for index in range(choice.last + 1, candidate_count):
         if held[index] is None:
             held[index] = "not-reached"
-    drop = drop_span(transcript, choice.first, choice.last, request_turn, call_names, options)
+    if goal is None or tokens is None:
+        drop = drop_span(
+            transcript, choice.first, choice.last, request_turn, call_names, options, tokens
+        )
+    else:
+        drop = fitted_drop(
+            transcript, choice.first, choice.last, request_turn, call_names, options, tokens, goal
+        )
     if not drop.refused:
+        for index in range(drop.last + 1, choice.last + 1):
+            held[index] = "within-budget"
         return Decision(refusals, tuple(held), drop)
     for index in range(drop.first, drop.last + 1):
         held[index] = "replacement-not-smaller"
@@ -366,47 +493,60 @@ def stats_of(
     notice: Notice | None,
     options: PlanOptions,
     chars_sent: int | None,
+    tokens: TranscriptTokens | None,
+    tokens_sent: int | None,
 ) -> Stats:
-    """Counts before and after; the notice is one message and one turn, and its chars count.
+    """Counts before and after; the notice is one message and one turn, and its size counts.
 
     `transcript` is what was planned: the shaped transcript when shaping is on, whose characters
-    are then `chars_shaped`, while `chars_before` stays the transcript as sent (`chars_sent`). A
-    system prompt outside the transcript is counted apart (`system_chars`), never in the chars.
+    are then `chars_shaped`, while `chars_before` stays the transcript as sent (`chars_sent`);
+    tokens likewise (`tokens_sent`). A system prompt outside the transcript is counted apart
+    (`system_chars`, `system_tokens`), never in the transcript's figures.
     """
     callers, turns = transcript.callers, len(transcript.segments)
     messages_before = transcript.caller_count(range(len(callers)))
     chars_before = transcript.chars if chars_sent is None else chars_sent
     chars_shaped = None if chars_sent is None else transcript.chars
     if drop is None:
-        return Stats(
-            messages_before,
-            messages_before,
-            turns,
-            turns,
-            chars_before,
-            chars_shaped,
-            transcript.chars,
-            0,
-            options.system_chars,
+        messages_after, turns_after, chars_after = messages_before, turns, transcript.chars
+        removed = 0
+    else:
+        inserted: list[int | None] = [] if notice is None else [None]
+        messages_after = (
+            messages_before - (drop.end - drop.start) + len(inserted)
+            if transcript.distinct_callers
+            else transcript.window_count(
+                chain(range(drop.start), inserted, range(drop.end, len(callers)))
+            )
         )
-    inserted: list[int | None] = [] if notice is None else [None]
-    messages_after = (
-        messages_before - (drop.end - drop.start) + len(inserted)
-        if transcript.distinct_callers
-        else transcript.window_count(
-            chain(range(drop.start), inserted, range(drop.end, len(callers)))
-        )
-    )
-    return Stats(
+        turns_after = turns - (drop.last - drop.first + 1) + len(inserted)
+        chars_after = transcript.chars - drop.chars + (0 if notice is None else len(notice.content))
+        removed = len(drop.caller_messages)
+    stats = Stats(
         messages_before,
         messages_after,
         turns,
-        turns - (drop.last - drop.first + 1) + len(inserted),
+        turns_after,
         chars_before,
         chars_shaped,
-        transcript.chars - drop.chars + (0 if notice is None else len(notice.content)),
-        len(drop.caller_messages),
+        chars_after,
+        removed,
         options.system_chars,
+    )
+    if tokens is None:
+        return stats
+    after, counted = tokens.total, tokens.raw_total
+    if drop is not None:
+        after += drop.notice_tokens - drop.tokens
+        counted += drop.notice_raw_tokens - tokens.raw_messages(drop.start, drop.end)
+    return replace(
+        stats,
+        tokenizer=tokens.tokenizer.name,
+        tokens_before=tokens.total if tokens_sent is None else tokens_sent,
+        tokens_shaped=None if tokens_sent is None else tokens.total,
+        tokens_after=after,
+        tokens_counted=tokens.system_raw + counted,
+        system_tokens=tokens.system,
     )
 
 
@@ -450,43 +590,99 @@ def plan_window(messages: Sequence[Message], options: PlanOptions | None = None)
     """Plan the window for one request (see the module docstring).
 
     With `collapse` or `cap` on, the transcript is shaped first (`app.core.shaping`) and planned
-    as shaped: every character figure counts what the wire will carry.
+    as shaped: every character and token figure counts what the wire will carry.
     """
     options = PlanOptions() if options is None else options
     fold = None if options.ledger is None else fold_ledger(options.ledger)
     if options.collapse is None and options.cap is None:
         return plan_transcript(messages, options, fold, None, None)
     shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
-    chars_sent = sum(len(message.content) for message in messages)
-    return plan_transcript(shaped_messages, options, fold, chars_sent, shaped)
+    return plan_transcript(shaped_messages, options, fold, messages, shaped)
+
+
+def count_tokens(
+    transcript: Transcript, options: PlanOptions
+) -> tuple[TranscriptTokens | None, FitGoal | None]:
+    """The transcript's tokens when a tokenizer is in use (`fit` counts with `estimate` when
+    none is named), and what `fit` aims at."""
+    strategy = options.strategy
+    fit = strategy if isinstance(strategy, Fit) else None
+    tokenizer = options.tokenizer
+    if tokenizer is None:
+        if fit is None:
+            return None, None
+        tokenizer = ESTIMATE
+    reserve = 0 if fit is None else fit.reserve_tokens
+    tokens = TranscriptTokens.of(
+        transcript.messages,
+        transcript.segments,
+        tokenizer,
+        calibration_scale(options.calibration, reserve),
+        options.system_text,
+        options.system_chars is not None,
+    )
+    if fit is None:
+        return tokens, None
+    return tokens, FitGoal(fit.target, (tokens.system or 0) + tokens.total + reserve)
+
+
+def budget_of(
+    options: PlanOptions, goal: FitGoal | None, tokens: TranscriptTokens | None, stats: Stats
+) -> Budget | None:
+    """The `fit` strategy's budget block: met when not engaged (the window is within
+    `max_tokens`), else when the window's total is within the target."""
+    strategy = options.strategy
+    if goal is None or tokens is None or not isinstance(strategy, Fit):
+        return None
+    total_after = (tokens.system or 0) + (stats.tokens_after or 0) + strategy.reserve_tokens
+    engaged = goal.total_before > strategy.max_tokens
+    return Budget(
+        strategy.max_tokens,
+        goal.target,
+        strategy.reserve_tokens,
+        goal.total_before,
+        total_after,
+        total_after <= goal.target if engaged else True,
+    )
 
 
 def plan_transcript(
     messages: Sequence[Message],
     options: PlanOptions,
     fold: LedgerFold | None,
-    chars_sent: int | None,
+    sent: Sequence[Message] | None,
     shaped: tuple[ShapedResult, ...] | None,
 ) -> WindowPlan:
-    """The plan of a transcript as it will be sent (shaped, when `shaped` is not None)."""
+    """The plan of a transcript as it will be sent: the shaped one when `shaped` is not None,
+    `sent` then being the transcript as the caller sent it."""
     strategy = options.strategy
     transcript = Transcript.of(messages)
     turn_count = len(transcript.segments)
     request = current_request_index(messages, options.request_text)
     current_request, request_turn = current_request_of(transcript, request)
+    tokens, goal = count_tokens(transcript, options)
+    chars_sent = tokens_sent = None
+    if sent is not None and shaped is not None:
+        chars_sent = sum(len(message.content) for message in sent)
+        if tokens is not None:
+            replaced = [sent[result.index] for result in shaped]
+            now = sum(tokens.scaled[result.index] for result in shaped)
+            tokens_sent = tokens.total - now + tokens.messages_scaled(replaced)
 
-    if not strategy_engages(strategy, turn_count):
+    if not strategy_engages(strategy, turn_count, None if goal is None else goal.total_before):
+        stats = stats_of(transcript, None, None, options, chars_sent, tokens, tokens_sent)
         return WindowPlan(
             engaged=False,
             current_request=current_request,
-            turns=reported_turns(transcript, [None] * turn_count, range(0)),
+            turns=reported_turns(transcript, [None] * turn_count, range(0), tokens),
             kept=tuple(range(turn_count)),
             evicted=(),
             evicted_messages=(),
             pins=NO_PINS,
             refusals=(),
             notice=None,
-            stats=stats_of(transcript, None, None, options, chars_sent),
+            stats=stats,
+            budget=budget_of(options, goal, tokens, stats),
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
             shaped=None if shaped is None else shaped_entries(transcript, shaped, None, False),
@@ -509,19 +705,21 @@ def plan_transcript(
         candidate_count,
         options,
     )
-    pins = Pins(pin_plan.last_tool_result, pin_plan.ledger_fact)
-    decision = decide(transcript, candidate_count, request_turn, pin_plan, call_names, options)
+    pins = with_pin_tokens(Pins(pin_plan.last_tool_result, pin_plan.ledger_fact), tokens)
+    decision = decide(
+        transcript, candidate_count, request_turn, pin_plan, call_names, options, tokens, goal
+    )
     drop = decision.drop
     evicted = range(0) if drop is None else range(drop.first, drop.last + 1)
     notice = notice_of(transcript, drop)
-    stats = stats_of(transcript, drop, notice, options, chars_sent)
+    stats = stats_of(transcript, drop, notice, options, chars_sent, tokens, tokens_sent)
     standings: tuple[DroppedStanding, ...] | None = None
     if fold is not None:
         standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)
     return WindowPlan(
         engaged=True,
         current_request=current_request,
-        turns=reported_turns(transcript, decision.held, evicted),
+        turns=reported_turns(transcript, decision.held, evicted, tokens),
         kept=tuple(index for index in range(turn_count) if index not in evicted),
         evicted=tuple(evicted),
         evicted_messages=() if drop is None else drop.caller_messages,
@@ -529,6 +727,7 @@ def plan_transcript(
         refusals=decision.refusals,
         notice=notice,
         stats=stats,
+        budget=budget_of(options, goal, tokens, stats),
         dropped_tool_names=() if drop is None else drop.tool_names,
         dropped_standings=standings,
         shaped=None

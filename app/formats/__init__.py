@@ -31,17 +31,18 @@ DIALECTS: dict[str, Dialect] = {
 }
 FORMATS = tuple(DIALECTS)
 # The formats whose system prompt is outside `messages`, sent in the request's `system`.
-SYSTEM_FORMATS = tuple(name for name, dialect in DIALECTS.items() if dialect.system_chars)
+SYSTEM_FORMATS = tuple(name for name, dialect in DIALECTS.items() if dialect.system_text)
 
 __all__ = [
     "FORMATS",
     "SYSTEM_FORMATS",
     "detect_format",
+    "has_system_prompt",
     "non_text_part_predicate",
     "place_window",
     "read_messages",
     "system_problem",
-    "system_prompt_chars",
+    "system_prompt_text",
     "write_window",
 ]
 
@@ -87,11 +88,16 @@ def place_window(
     return plan if place is None else place(raw, core, plan)
 
 
-def system_prompt_chars(system: Any, format: str) -> int | None:
-    """Characters of the top-level system prompt of `format` (0 when none was sent), or None when
-    the format keeps its system prompt in the transcript (native, OpenAI)."""
-    count = dialect_of(format).system_chars
-    return None if count is None else count(system)
+def has_system_prompt(format: str) -> bool:
+    """Whether `format` sends its system prompt outside the transcript (`system`)."""
+    return dialect_of(format).system_text is not None
+
+
+def system_prompt_text(system: Any, format: str) -> str | None:
+    """The text of the top-level system prompt of `format`, None when none was sent or the
+    format keeps its system prompt in the transcript (native, OpenAI)."""
+    text_of = dialect_of(format).system_text
+    return None if text_of is None else text_of(system)
 
 
 def system_problem(system: Any, format: str) -> str | None:

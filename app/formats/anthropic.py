@@ -265,16 +265,15 @@ def tool_result_text(block: JsonObject, loc: Loc, problems: Problems) -> str:
     return ""
 
 
-def system_chars(system: Any) -> int:
-    """Characters of the top-level system prompt: the string, or its text blocks' text joined.
+def system_text(system: Any) -> str | None:
+    """The text of the top-level system prompt: the string, or its text blocks' text joined;
+    None when none was sent.
 
     The prompt is validated before this is read (a string, text blocks, or null = none).
     """
-    if system is None:
-        return 0
-    if isinstance(system, str):
-        return len(system)
-    return sum(len(block["text"]) for block in system)
+    if system is None or isinstance(system, str):
+        return system
+    return "".join(block["text"] for block in system)
 
 
 def has_non_text_part(raw: list[Any], message: Message) -> bool:
@@ -376,6 +375,6 @@ DIALECT = Dialect(
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
-    system_chars=system_chars,
+    system_text=system_text,
     system_problem=system_problem,
 )

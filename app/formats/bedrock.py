@@ -417,11 +417,11 @@ def has_non_text_part(raw: list[Any], message: Message) -> bool:
     )
 
 
-def system_chars(system: Any) -> int:
-    """Characters of the top-level `system` blocks: their text joined (validated before)."""
+def system_text(system: Any) -> str | None:
+    """The top-level `system` blocks' text joined (validated before; null = none)."""
     if not isinstance(system, list):
-        return 0
-    return sum(len(block["text"]) for block in system if "text" in block)
+        return None
+    return "".join(block["text"] for block in system if "text" in block)
 
 
 def system_problem(system: Any) -> str | None:
@@ -602,7 +602,7 @@ DIALECT = Dialect(
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
-    system_chars=system_chars,
+    system_text=system_text,
     system_problem=system_problem,
     place=place,
 )

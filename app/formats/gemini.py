@@ -563,12 +563,11 @@ def system_problem(system: Any) -> str | None:
     )
 
 
-def system_chars(system: Any) -> int:
-    """Characters of the `systemInstruction`: its text parts joined (validated before; null =
-    none)."""
+def system_text(system: Any) -> str | None:
+    """The `systemInstruction`'s text parts joined (validated before; null = none)."""
     if system is None:
-        return 0
-    return sum(len(part["text"]) for part in system["parts"])
+        return None
+    return "".join(part["text"] for part in system["parts"])
 
 
 DIALECT = Dialect(
@@ -577,6 +576,6 @@ DIALECT = Dialect(
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
-    system_chars=system_chars,
+    system_text=system_text,
     system_problem=system_problem,
 )

@@ -384,9 +384,9 @@ def write(
     return [*raw[:start], *middle, *raw[end:]]
 
 
-def system_chars(system: Any) -> int:
-    """Characters of `instructions` (validated first: a string, or null = none)."""
-    return 0 if system is None else len(system)
+def system_text(system: Any) -> str | None:
+    """`instructions` (validated first: a string, or null = none)."""
+    return None if system is None else str(system)
 
 
 def system_problem(system: Any) -> str | None:
@@ -402,6 +402,6 @@ DIALECT = Dialect(
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
-    system_chars=system_chars,
+    system_text=system_text,
     system_problem=system_problem,
 )

@@ -44,8 +44,9 @@ def S(content: str) -> Message:
 
 
 def A(content: str = "", *calls: str) -> Message:
-    """`A(s)`, or `A[c1:look, c2:move]` written `A("", "c1:look", "c2:move")`."""
-    parsed = tuple(ToolCall(*call.split(":", 1)) for call in calls)
+    """`A(s)`, or `A[c1:look, c2:move]` written `A("", "c1:look", "c2:move")`; each call's
+    arguments are `{}`, as the notation says."""
+    parsed = tuple(ToolCall(*call.split(":", 1), None, {}) for call in calls)
     return Message("assistant", content, tool_calls=parsed)
 
 
@@ -136,6 +137,7 @@ ABBREVIATION = {
     "inside-keep-window": "ikw",
     "replacement-not-smaller": "rns",
     "not-reached": "nr",
+    "within-budget": "within-budget",
 }
 
 

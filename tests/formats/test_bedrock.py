@@ -17,7 +17,7 @@ from app.formats import (
     place_window,
     read_messages,
     system_problem,
-    system_prompt_chars,
+    system_prompt_text,
     write_window,
 )
 from app.formats.fields import Problems
@@ -536,18 +536,18 @@ def test_images_and_documents_are_parts_cache_points_are_not() -> None:
 
 
 @pytest.mark.parametrize(
-    ("system", "chars"),
+    ("system", "joined"),
     [
-        ([], 0),
-        ([text("You are terse.")], 14),
-        ([text("ab"), CACHE, {"guardContent": {"text": {"text": "zzz"}}}, text("c")], 3),
-        (None, 0),
+        ([], ""),
+        ([text("You are terse.")], "You are terse."),
+        ([text("ab"), CACHE, {"guardContent": {"text": {"text": "zzz"}}}, text("c")], "abc"),
+        (None, None),
     ],
 )
-def test_system_blocks_count_their_text(system: Any, chars: int) -> None:
+def test_system_blocks_count_their_text(system: Any, joined: str | None) -> None:
     if system is not None:
         assert system_problem(system, "bedrock") is None
-    assert system_prompt_chars(system, "bedrock") == chars
+    assert system_prompt_text(system, "bedrock") == joined
 
 
 @pytest.mark.parametrize(

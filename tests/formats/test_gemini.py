@@ -18,7 +18,7 @@ from app.formats import (
     non_text_part_predicate,
     read_messages,
     system_problem,
-    system_prompt_chars,
+    system_prompt_text,
     write_window,
 )
 from app.formats.fields import Problems
@@ -466,8 +466,8 @@ def test_the_system_instruction() -> None:
     system = {"role": "system", "parts": [{"text": "You are "}, {"text": "terse."}]}
     assert system_problem(system, "gemini") is None
     assert system_problem({"parts": []}, "gemini") is None
-    assert system_prompt_chars(system, "gemini") == len("You are terse.")
-    assert system_prompt_chars(None, "gemini") == 0
+    assert system_prompt_text(system, "gemini") == "You are terse."
+    assert system_prompt_text(None, "gemini") is None
     for bad in (
         "a string",
         [{"text": "blocks"}],

@@ -14,7 +14,7 @@ from app.formats import (
     non_text_part_predicate,
     read_messages,
     system_problem,
-    system_prompt_chars,
+    system_prompt_text,
     write_window,
 )
 from app.formats.fields import Problems
@@ -447,8 +447,8 @@ def test_shaped_results_replace_output() -> None:
 
 def test_instructions_are_the_top_level_system_prompt() -> None:
     assert "responses" in FORMATS and "responses" in SYSTEM_FORMATS
-    assert system_prompt_chars(None, "responses") == 0
-    assert system_prompt_chars("Be terse.", "responses") == 9
+    assert system_prompt_text(None, "responses") is None
+    assert system_prompt_text("Be terse.", "responses") == "Be terse."
     assert system_problem("Be terse.", "responses") is None
     for bad in ([{"type": "text", "text": "x"}], {"parts": []}, 3):
         assert system_problem(bad, "responses")

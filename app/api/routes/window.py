@@ -21,19 +21,28 @@ from app.api.examples import PLAN_EXAMPLES, plan_answer_examples
 from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS, pydantic_errors
-from app.api.schemas.window import PlanRequest, PlanResponse, strategy_error_locs
+from app.api.schemas.window import (
+    PlanRequest,
+    PlanResponse,
+    SlidingWindowStrategy,
+    TokenBudgetStrategy,
+    strategy_error_locs,
+)
 from app.api.transcript import read_ledger_and_transcript
 from app.core import plan_types as plan
 from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
+from app.core.tokens import Calibration, Tokenizer
 from app.core.window import plan_window
 from app.errors import FieldError
 from app.formats import (
+    has_system_prompt,
     non_text_part_predicate,
     place_window,
-    system_prompt_chars,
+    system_prompt_text,
     write_window,
 )
+from app.tokenizers import counter
 
 router = APIRouter(tags=["window"])
 PLAN_PATH = "/v1/window/plan"
@@ -75,17 +84,20 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
         content["kept"] = result.kept
         content["evicted"] = result.evicted
     content["evicted_messages"] = result.evicted_messages
-    content["pins"] = result.pins
+    content["pins"] = plan.answered_pins(result.pins)
     content["refusals"] = result.refusals
     content["notice"] = result.notice
-    # A count a request has no use for (no shaping, no top-level system prompt) is left out.
+    # A count a request has no use for (no shaping, no top-level system prompt, no tokenizer) is
+    # left out.
     content["stats"] = {k: v for k, v in vars(result.stats).items() if v is not None}
+    if result.budget is not None:
+        content["budget"] = result.budget
     content["dropped_tool_names"] = result.dropped_tool_names
     content["dropped_standings"] = result.dropped_standings
     if result.shaped is not None:
         content["shaped"] = result.shaped
     content["diagnostics"] = found
-    content["record"] = result.record
+    content["record"] = plan.answered_record(result.record)
     if body.include_window:
         notice = result.notice.content if result.notice else None
         texts = {shaped.index: shaped.content for shaped in result.shaped_results}
@@ -110,6 +122,20 @@ def read_plan_request(
     errors: list[FieldError] = []
     body = validate_model_with_strategy(raw, errors)
     ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors)
+    if (
+        body is not None
+        and body.strategy.kind == "fit"
+        and body.strategy.target_tokens is not None
+        and body.strategy.target_tokens > body.strategy.max_tokens
+    ):
+        errors.append(
+            FieldError(
+                ("body", "strategy", "target_tokens"),
+                f"must be at most max_tokens ({body.strategy.max_tokens}): the target is what a "
+                "cut aims at, under the budget that engages it",
+                "less_than_equal",
+            )
+        )
     if body is not None and body.collapse is not None and raw.get("ledger") is None:
         errors.append(
             FieldError(
@@ -122,8 +148,7 @@ def read_plan_request(
     raise_if_any(errors)
     assert body is not None and transcript is not None
     format_name, messages = transcript
-    system_chars = system_prompt_chars(raw.get("system"), format_name)
-    return body, core_options(body, ledger, system_chars), format_name, messages
+    return body, core_options(body, ledger, format_name, raw.get("system")), format_name, messages
 
 
 def validate_model_with_strategy(
@@ -140,17 +165,30 @@ def validate_model_with_strategy(
 
 
 def core_options(
-    body: PlanRequest, ledger: tuple[StandingRow, ...] | None, system_chars: int | None
+    body: PlanRequest, ledger: tuple[StandingRow, ...] | None, format_name: str, system: Any
 ) -> plan.PlanOptions:
     strategy: plan.Strategy
-    if body.strategy.kind == "sliding-window":
-        strategy = plan.SlidingWindow(keep_recent_turns=body.strategy.keep_recent_turns)
-    else:
+    requested = body.strategy
+    if isinstance(requested, SlidingWindowStrategy):
+        strategy = plan.SlidingWindow(keep_recent_turns=requested.keep_recent_turns)
+    elif isinstance(requested, TokenBudgetStrategy):
         strategy = plan.TokenBudget(
-            threshold_tokens=body.strategy.threshold_tokens,
-            keep_recent_turns=body.strategy.keep_recent_turns,
-            measured=body.strategy.measured,
+            threshold_tokens=requested.threshold_tokens,
+            keep_recent_turns=requested.keep_recent_turns,
+            measured=requested.measured,
         )
+    else:
+        strategy = plan.Fit(
+            max_tokens=requested.max_tokens,
+            target_tokens=requested.target_tokens,
+            reserve_tokens=requested.reserve_tokens,
+            keep_recent_turns=requested.keep_recent_turns,
+        )
+    system_text = system_prompt_text(system, format_name)
+    system_chars = None
+    if has_system_prompt(format_name):
+        system_chars = 0 if system_text is None else len(system_text)
+    calibration = body.calibration
     return plan.PlanOptions(
         strategy=strategy,
         keep_last_tool_results=body.keep_last_tool_results,
@@ -164,6 +202,13 @@ def core_options(
             for record in body.prior_records or ()
         ),
         system_chars=system_chars,
+        system_text=system_text,
+        tokenizer=None
+        if body.tokenizer is None
+        else Tokenizer(body.tokenizer, counter(body.tokenizer)),
+        calibration=None
+        if calibration is None
+        else Calibration(calibration.counted, calibration.measured.input_tokens),
         collapse=body.collapse,
         cap=None
         if body.cap is None

@@ -19,7 +19,9 @@ from pydantic import (
     StrictStr,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
 )
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from app.api.schemas.cap import CapChars
@@ -40,6 +42,7 @@ from app.core.diagnostics import DiagnosticCode
 from app.core.ledger import Standing
 from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, ShapeAction, StrategyKind
 from app.core.plan_types import Measured as MeasuredCounts
+from app.tokenizers import TOKENIZERS
 
 STRICT = ConfigDict(extra="forbid")
 
@@ -198,7 +201,12 @@ def read_measured(value: Any) -> MeasuredCounts | None:
     read = usage.read_usage(value)
     if isinstance(read, MeasuredCounts):
         return read
-    raise ValidationError.from_exception_data(
+    raise usage_error(value, read)
+
+
+def usage_error(value: Any, problems: list[usage.UsageProblem]) -> ValidationError:
+    """The problems `read_usage` found, each at the key it names (under the field read)."""
+    return ValidationError.from_exception_data(
         "Measured",
         [
             InitErrorDetails(
@@ -206,9 +214,27 @@ def read_measured(value: Any) -> MeasuredCounts | None:
                 loc=problem.path,
                 input=value.get(problem.path[0], value) if problem.path else value,
             )
-            for problem in read
+            for problem in problems
         ],
     )
+
+
+def read_calibration_usage(value: Any) -> MeasuredCounts:
+    """`calibration.measured`: a usage object (§8.4) whose input count is not 0 (a scale is a
+    ratio to it)."""
+    if value is None:
+        raise PydanticCustomError(
+            "dict_type", "must be the provider's usage object of the call the window was sent in"
+        )
+    read = usage.read_usage(value)
+    if not isinstance(read, MeasuredCounts):
+        raise usage_error(value, read)
+    if read.input_tokens == 0:
+        raise PydanticCustomError(
+            "calibration_input_zero",
+            "its input count is 0: the provider reported no input, so nothing can be calibrated",
+        )
+    return read
 
 
 UsageReport = Annotated[
@@ -241,7 +267,73 @@ class TokenBudgetStrategy(BaseModel):
     )
 
 
-Strategy = Annotated[SlidingWindowStrategy | TokenBudgetStrategy, Field(discriminator="kind")]
+def refuse_null(value: Any) -> Any:
+    """A field whose default is computed: absent means the default, null is refused."""
+    if value is None:
+        raise PydanticCustomError(
+            "int_type", "must be a whole number (leave it out for the default)"
+        )
+    return value
+
+
+class FitStrategy(BaseModel):
+    """Engages when the counted window (system prompt, transcript and `reserve_tokens`) is over
+    `max_tokens`; removes the fewest turns that bring it to `target_tokens` (tokens.md §3)."""
+
+    model_config = STRICT
+    kind: Literal["fit"]
+    max_tokens: PositiveWhole = Field(description="The budget that engages the strategy.")
+    target_tokens: Annotated[PositiveWhole | SkipJsonSchema[None], BeforeValidator(refuse_null)] = (
+        Field(
+            None,
+            description="What a cut aims at, at most `max_tokens`; default max(1, floor(0.8 × "
+            "max_tokens)), which leaves the window room to grow with the same prefix (prompt "
+            "caches).",
+        )
+    )
+    reserve_tokens: NonNegativeWhole = Field(
+        defaults.DEFAULT_FIT_RESERVE_TOKENS,
+        description="What the next call adds outside the transcript (tool schemas, instructions, "
+        "the reply's room), counted in every total.",
+    )
+    keep_recent_turns: PositiveWhole = defaults.DEFAULT_FIT_KEEP_RECENT_TURNS
+
+
+Strategy = Annotated[
+    SlidingWindowStrategy | TokenBudgetStrategy | FitStrategy, Field(discriminator="kind")
+]
+
+
+def check_tokenizer(value: Any) -> str:
+    if type(value) is not str or value not in TOKENIZERS:
+        raise PydanticCustomError(
+            "literal_error", f"must be one of {', '.join(TOKENIZERS)} or null"
+        )
+    result: str = value
+    return result
+
+
+TokenizerName = Annotated[
+    str, PlainValidator(check_tokenizer), WithJsonSchema({"enum": list(TOKENIZERS)})
+]
+
+
+CalibrationUsage = Annotated[
+    MeasuredCounts, PlainValidator(read_calibration_usage, json_schema_input_type=Measured)
+]
+
+
+class Calibration(BaseModel):
+    """Scale every count to what the provider measured for the window last sent (tokens.md §1.2):
+    `scale = (input_tokens(measured) − reserve_tokens) / counted`, at least 0.1."""
+
+    model_config = STRICT
+    counted: PositiveWhole = Field(
+        description="The `stats.tokens_counted` this service returned for the window last sent."
+    )
+    measured: CalibrationUsage = Field(
+        description="That call's usage, in any shape `strategy.measured` accepts."
+    )
 
 
 class Paused(BaseModel):
@@ -302,7 +394,7 @@ class PlanRequest(BaseModel):
     system: SystemPrompt = Field(None, description=SYSTEM_DESCRIPTION)
     strategy: Strategy = Field(
         default_factory=lambda: SlidingWindowStrategy(kind="sliding-window"),
-        description="`sliding-window` (default, keep 6 turns) or `token-budget`.",
+        description="`sliding-window` (default, keep 6 turns), `token-budget` or `fit`.",
     )
     keep_last_tool_results: NonNegativeWhole = Field(
         defaults.DEFAULT_KEEP_LAST_TOOL_RESULTS,
@@ -348,6 +440,16 @@ class PlanRequest(BaseModel):
         "the transcript, while `evicted_messages`, the pins and the refusals say what an agent "
         "needs.",
     )
+    tokenizer: TokenizerName | None = Field(
+        defaults.DEFAULT_TOKENIZER,
+        description="Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series) and "
+        "`cl100k_base` (GPT-4, GPT-3.5) exactly, `estimate` (a quarter of the UTF-8 bytes) for "
+        "any other model. null: no token figures, unless the strategy is `fit`, which then counts "
+        "with `estimate`.",
+    )
+    calibration: Calibration | None = Field(
+        None, description="Scale the counts to the provider's last measurement. Off when null."
+    )
 
 
 def strategy_error_locs(errors: list[Any]) -> list[Any]:
@@ -357,7 +459,7 @@ def strategy_error_locs(errors: list[Any]) -> list[Any]:
     for error in errors:
         loc = tuple(error["loc"])
         if len(loc) >= 2 and loc[0] == "strategy":
-            if loc[1] in ("sliding-window", "token-budget"):
+            if loc[1] in ("sliding-window", "token-budget", "fit"):
                 loc = (loc[0], *loc[2:])
             elif error["type"] in ("union_tag_invalid", "union_tag_not_found") and len(loc) == 1:
                 loc = ("strategy", "kind")
@@ -380,6 +482,7 @@ class TurnOut(BaseModel):
     start: int = Field(description="Caller index of the turn's first message.")
     length: int = Field(description="Caller messages the turn touches.")
     chars: int
+    tokens: int | None = Field(None, description="With a tokenizer only.")
     fate: Fate
     held_by: HeldBy | None
 
@@ -389,6 +492,7 @@ class LastToolResultPinOut(BaseModel):
     turn_index: int
     message_index: int
     chars: int
+    tokens: int | None = Field(None, description="The turn's tokens, with a tokenizer only.")
 
 
 class LedgerFactPinOut(LastToolResultPinOut):
@@ -444,6 +548,42 @@ class StatsOut(BaseModel):
         description="Formats with a top-level system prompt only (anthropic, responses, gemini, "
         "bedrock): its characters.",
     )
+    tokenizer: str | None = Field(None, description="With a tokenizer only: its name.")
+    tokens_before: int | None = Field(
+        None, description="With a tokenizer only: the transcript as sent."
+    )
+    tokens_shaped: int | None = Field(
+        None,
+        description="With a tokenizer and `collapse` or `cap`: the shaped transcript, before "
+        "removal.",
+    )
+    tokens_after: int | None = Field(
+        None, description="With a tokenizer only: the window, notice included."
+    )
+    tokens_counted: int | None = Field(
+        None,
+        description="With a tokenizer only: `system_tokens` + the window, unscaled; what "
+        "`calibration.counted` takes back.",
+    )
+    system_tokens: int | None = Field(
+        None,
+        description="With a tokenizer, for formats with a top-level system prompt: its tokens "
+        "(0 when none was sent).",
+    )
+
+
+class BudgetOut(BaseModel):
+    """The `fit` strategy's budget: `total` = system prompt + window + `reserve_tokens`."""
+
+    max_tokens: int
+    target_tokens: int
+    reserve_tokens: int
+    total_before: int
+    total_after: int
+    met: bool = Field(
+        description="Engaged: `total_after <= target_tokens`. Not engaged: true (the window is "
+        "within `max_tokens`)."
+    )
 
 
 class DroppedStandingOut(BaseModel):
@@ -496,6 +636,7 @@ class PlanResponse(BaseModel):
     refusals: list[RefusalOut]
     notice: NoticeOut | None
     stats: StatsOut
+    budget: BudgetOut | None = Field(None, description="Under the `fit` strategy only.")
     dropped_tool_names: list[str]
     dropped_standings: list[DroppedStandingOut] | None
     shaped: list[ShapedOut] | None = Field(
