@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from app.core.current_request import current_request_index
 from app.core.ledger import STANDINGS, StandingRow
 from app.core.messages import Message, ToolCall
+from app.core.plan_types import Fit
+from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
 from app.core.turns import segment_turns
 from app.core.window import (
     Measured,
@@ -101,6 +103,16 @@ def transcripts(draw: st.DrawFn) -> list[Message]:
     return messages
 
 
+@st.composite
+def fit_strategies(draw: st.DrawFn, messages: list[Message], keep: int) -> Fit:
+    """A `fit` budget around the transcript's own total, so it engages about half the time."""
+    total = sum(message_tokens(message, estimate_tokens) for message in messages)
+    reserve = draw(st.sampled_from([0, 0, 7, 40]))
+    max_tokens = draw(st.integers(max(1, (total + reserve) // 3), total + reserve + 20))
+    target = draw(st.one_of(st.none(), st.integers(1, max_tokens)))
+    return Fit(max_tokens, target, reserve, keep)
+
+
 def call_ids(messages: list[Message]) -> list[str]:
     return [call.id for message in messages for call in message.tool_calls]
 
@@ -110,12 +122,15 @@ def cases(draw: st.DrawFn, prior: bool = True) -> Case:
     messages = draw(transcripts())
     ids = call_ids(messages)
     keep = draw(st.integers(1, 5))
-    strategy: SlidingWindow | TokenBudget
-    if draw(st.integers(0, 3)) == 0:
+    strategy: SlidingWindow | TokenBudget | Fit
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
         measured = draw(
             st.sampled_from([None, Measured(0, 0), Measured(50, 1), Measured(5000, 10)])
         )
         strategy = TokenBudget(100.0, keep, measured)
+    elif kind == 1:
+        strategy = draw(fit_strategies(messages, keep))
     else:
         strategy = SlidingWindow(keep)
     ledger = None
@@ -266,7 +281,12 @@ def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
         assert result.removed is not None
         assert result.notice.window_index == result.removed[0]
         start, end = result.removed
-        assert len(result.notice.content) < sum(len(m.content) for m in case.messages[start:end])
+        span = case.messages[start:end]
+        if isinstance(case.options.strategy, Fit):  # the ladder compares tokens
+            notice = text_message_tokens(result.notice.content, estimate_tokens)
+            assert notice < sum(message_tokens(m, estimate_tokens) for m in span)
+        else:
+            assert len(result.notice.content) < sum(len(m.content) for m in span)
 
 
 def envelope_messages(messages: list[Message]) -> int:
@@ -301,7 +321,11 @@ def held_in(result: WindowPlan) -> set[int]:
         if block is not None
         for pin in block.pinned
     }
-    refused = {t["index"] for t in result.turns if t["held_by"] not in (None, "not-reached")}
+    refused = {
+        t["index"]
+        for t in result.turns
+        if t["held_by"] not in (None, "not-reached", "within-budget")
+    }
     return pinned | refused
 
 

@@ -21,7 +21,6 @@ from pydantic import (
     ValidationError,
     WithJsonSchema,
 )
-from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from app.api.schemas.cap import CapChars
@@ -276,6 +275,14 @@ def refuse_null(value: Any) -> Any:
     return value
 
 
+TargetTokens = Annotated[PositiveWhole, BeforeValidator(refuse_null)]
+
+
+def without_default(schema: dict[str, Any]) -> None:
+    """A default computed from another field is written in the description, not as a value."""
+    schema.pop("default", None)
+
+
 class FitStrategy(BaseModel):
     """Engages when the counted window (system prompt, transcript and `reserve_tokens`) is over
     `max_tokens`; removes the fewest turns that bring it to `target_tokens` (tokens.md §3)."""
@@ -283,13 +290,12 @@ class FitStrategy(BaseModel):
     model_config = STRICT
     kind: Literal["fit"]
     max_tokens: PositiveWhole = Field(description="The budget that engages the strategy.")
-    target_tokens: Annotated[PositiveWhole | SkipJsonSchema[None], BeforeValidator(refuse_null)] = (
-        Field(
-            None,
-            description="What a cut aims at, at most `max_tokens`; default max(1, floor(0.8 × "
-            "max_tokens)), which leaves the window room to grow with the same prefix (prompt "
-            "caches).",
-        )
+    # No null: absent means the default. Defaults are not validated, so None stands for it.
+    target_tokens: TargetTokens = Field(  # type: ignore[assignment]
+        None,
+        json_schema_extra=without_default,
+        description="What a cut aims at, at most `max_tokens`; default max(1, floor(0.8 × "
+        "max_tokens)), which leaves the window room to grow with the same prefix (prompt caches).",
     )
     reserve_tokens: NonNegativeWhole = Field(
         defaults.DEFAULT_FIT_RESERVE_TOKENS,

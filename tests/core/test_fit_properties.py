@@ -1,0 +1,174 @@
+"""The `fit` strategy's promises (tokens.md §3), over random transcripts and budgets.
+
+- it never engages at or under `max_tokens`;
+- engaged, the window's total is within `target_tokens`, or the whole removable span went (or the
+  ladder refused it) and the budget says `met` false;
+- a met budget removed the fewest turns: one turn fewer would not have met it;
+- the budget block adds up: total = system + window + reserve, before and after.
+
+The guarantees of window.md §1 (pins, the current request, unanswered calls, the keep window,
+one span) are the properties of `test_window_properties.py`, whose cases include `fit`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from app.core.messages import Message
+from app.core.notice import climb_ladder
+from app.core.plan_types import Fit, PlanOptions, WindowPlan
+from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
+from app.core.turns import segment_turns
+from app.core.window import plan_window
+from tests.core.test_window_properties import PROPERTY, cases, fit_strategies, transcripts
+
+# The two properties about an engaged plan keep only the cases that cut (about a third).
+FILTERED = settings(PROPERTY, suppress_health_check=[HealthCheck.filter_too_much])
+
+
+def tokens(messages: list[Message]) -> int:
+    return sum(message_tokens(message, estimate_tokens) for message in messages)
+
+
+@st.composite
+def fit_cases(draw: st.DrawFn, engaged: bool = False) -> tuple[list[Message], PlanOptions]:
+    """A random case under `fit`; `engaged` draws a budget just under the total and a target
+    close to it, so every plan engages and many can meet their target."""
+    case = draw(cases(prior=False))
+    keep = draw(st.integers(1, 4))
+    strategy = draw(fit_strategies(case.messages, keep))
+    total = tokens(case.messages) + strategy.reserve_tokens
+    if engaged and total > 1:
+        max_tokens = draw(st.integers(max(1, total - total // 4), total - 1))
+        target = draw(st.integers(max(1, max_tokens - max_tokens // 8), max_tokens))
+        strategy = replace(strategy, max_tokens=max_tokens, target_tokens=target)
+    return case.messages, replace(case.options, strategy=strategy)
+
+
+def fit_of(options: PlanOptions) -> Fit:
+    assert isinstance(options.strategy, Fit)
+    return options.strategy
+
+
+@PROPERTY
+@given(fit_cases())
+def test_fit_engages_iff_the_total_is_over_max_tokens(case: tuple[list[Message], PlanOptions]):
+    messages, options = case
+    result = plan_window(messages, options)
+    fit = fit_of(options)
+    total = tokens(messages) + fit.reserve_tokens
+    assert result.engaged == (total > fit.max_tokens)
+    assert result.budget is not None
+    assert result.budget.total_before == total
+    assert result.budget.total_after == result.stats.tokens_after + fit.reserve_tokens
+    if not result.engaged:
+        assert result.budget.met and result.budget.total_after == total
+        assert result.removed is None
+
+
+def whole_span(messages: list[Message], options: PlanOptions) -> WindowPlan:
+    """The plan of the longest removable span: a target no window can meet (each message costs
+    at least 4 tokens)."""
+    return plan_window(
+        messages, replace(options, strategy=replace(fit_of(options), target_tokens=1))
+    )
+
+
+@FILTERED
+@given(fit_cases(engaged=True))
+def test_an_engaged_fit_meets_its_target_or_removes_the_whole_span(
+    case: tuple[list[Message], PlanOptions],
+):
+    messages, options = case
+    result = plan_window(messages, options)
+    assume(result.engaged)
+    budget = result.budget
+    assert budget is not None
+    assert budget.met == (budget.total_after <= budget.target_tokens)
+    longest = whole_span(messages, options)
+    span = span_of(longest)
+    if not budget.met:
+        assert result.evicted == longest.evicted and result.refusals == longest.refusals
+    else:
+        # The shortened span starts where the longest does and ends no later.
+        assert span is not None and result.evicted
+        assert result.evicted[0] == span[0] and result.evicted[-1] <= span[1]
+    within = [t["index"] for t in result.turns if t["held_by"] == "within-budget"]
+    if within:
+        assert span is not None
+        assert within == list(range(result.evicted[-1] + 1, span[1] + 1))
+
+
+def span_of(plan: WindowPlan) -> tuple[int, int] | None:
+    """The span the engine chose: the evicted turns, or the turns whose drop the ladder refused."""
+    turns = list(plan.evicted) or [
+        t["index"] for t in plan.turns if t["held_by"] == "replacement-not-smaller"
+    ]
+    return (turns[0], turns[-1]) if turns else None
+
+
+def window_total(
+    messages: list[Message], result: WindowPlan, first: int, last: int, options: PlanOptions
+) -> int | None:
+    """The total the window would have without turns `first … last`, with the notice the ladder
+    would give it; None when the ladder would refuse the drop."""
+    segments = segment_turns(messages)
+    start, end = segments[first].start, segments[last].end
+    envelope = 0
+    for segment in segments:
+        if messages[segment.start].role != "system":
+            break
+        envelope += 1
+    request = result.current_request
+    kept_request = first == envelope + 1 and request is not None and request.turn_index == envelope
+    ordinary = first == envelope
+    fit = fit_of(options)
+    rest = tokens(messages) - tokens(messages[start:end]) + fit.reserve_tokens
+    if not ordinary and not kept_request:
+        return rest
+    names: dict[str, None] = {}
+    calls = {call.id: call.name for m in messages for call in m.tool_calls}
+    for message in messages[start:end]:
+        if message.role == "tool" and not message.not_dispatched:
+            name = message.tool_name or calls.get(message.tool_call_id or "")
+            if name:
+                names[name] = None
+    ladder = climb_ladder(
+        span_size=tokens(messages[start:end]),
+        size=lambda text: text_message_tokens(text, estimate_tokens),
+        removed_count=end - start,
+        iteration=options.iteration,
+        strategy="fit",
+        kept_request=kept_request,
+        dropped_names=tuple(names),
+        non_user_would_open=ordinary and end < len(messages) and messages[end].role != "user",
+    )
+    if ladder.refused:
+        return None
+    return rest + (
+        0 if ladder.content is None else text_message_tokens(ladder.content, estimate_tokens)
+    )
+
+
+@FILTERED
+@given(fit_cases(engaged=True))
+def test_one_turn_fewer_would_not_have_met_the_target(case: tuple[list[Message], PlanOptions]):
+    messages, options = case
+    result = plan_window(messages, options)
+    assume(result.engaged and result.budget is not None and result.budget.met and result.evicted)
+    first, last = result.evicted[0], result.evicted[-1]
+    assert window_total(messages, result, first, last, options) == result.budget.total_after
+    for shorter in range(first, last):
+        total = window_total(messages, result, first, shorter, options)
+        assert total is None or total > result.budget.target_tokens
+
+
+@PROPERTY
+@given(transcripts(), st.integers(1, 3))
+def test_a_budget_at_the_total_never_engages(messages: list[Message], keep: int):
+    total = tokens(messages)
+    result = plan_window(messages, PlanOptions(strategy=Fit(max(1, total), keep_recent_turns=keep)))
+    assert not result.engaged or total == 0
