@@ -356,6 +356,31 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "iteration": 7,
         },
     },
+    "openai-fit": {
+        "summary": "Fit: remove just enough to bring the counted window under a token target",
+        "description": (
+            "Counted exactly with `o200k_base`, with 2,000 tokens reserved for the tool schemas "
+            "and the reply: 2,679 in all, over the 2,600 budget. Removing the oldest tool turn "
+            "(the long file) and adding the notice brings it to 2,509, under the 2,550 target, "
+            "so the test-log turn is kept `within-budget` and the next requests re-send the same "
+            "prefix. `budget` says what was counted; send `stats.tokens_counted` back as "
+            "`calibration.counted` with the provider's usage to scale the counts to its own."
+        ),
+        "value": {
+            "messages": OPENAI_CODING_TRANSCRIPT,
+            "format": "openai",
+            "tokenizer": "o200k_base",
+            "strategy": {
+                "kind": "fit",
+                "max_tokens": 2600,
+                "target_tokens": 2550,
+                "reserve_tokens": 2000,
+            },
+            "keep_last_tool_results": 0,
+            "request_text": CODING_TASK,
+            "iteration": 7,
+        },
+    },
 }
 
 # The plan examples whose real answers the document shows beside them. The answers are committed in
@@ -367,6 +392,7 @@ ANSWERED_PLAN_EXAMPLES = (
     "bedrock",
     "native-shaped",
     "openai-notice-after-system",
+    "openai-fit",
 )
 ANSWERS_FILE = "example_answers.json"
 
