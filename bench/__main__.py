@@ -9,8 +9,9 @@ Medians over repeats, the four columns taken in turns within each repeat, and th
 d/a as medians of each repeat's ratios; growth from 10,000 to 100,000 messages, throughput
 of small requests against a bare endpoint of the same app, and the server's peak RSS. The same is
 done for the cap (1,000 results) and the offer, and for the plan with both shaping options
-(`collapse` and `cap`) at 1,000 and 10,000 messages, with its cost over the plain plan. Targets
-are in docs/performance.md.
+(`collapse` and `cap`) at 1,000 and 10,000 messages, and the plan counting tokens with each
+tokenizer at 100, 1,000 and 10,000 native messages, each with its cost over the plain plan.
+Targets are in docs/performance.md; the prompt-cache benchmark is `python -m bench.cache`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ SIZES_BY_FORMAT = {
 }
 SIZES = (100, 1_000, 10_000, 100_000)
 SHAPED_SIZES = (1_000, 10_000)
+TOKEN_SIZES = (100, 1_000, 10_000)
+TOKENIZERS = ("estimate", "cl100k_base", "o200k_base")
 BENCH_BODY_LIMIT = 512 * 1024 * 1024
 
 
@@ -391,6 +394,7 @@ def main() -> None:
         },
         "plan": [],
         "plan_shaped": [],
+        "plan_tokens": [],
         "offer": [],
         "cap": [],
         "growth": {},
@@ -420,32 +424,47 @@ def main() -> None:
                             args.budget,
                         )
                         report[name].append({"format": format_name, "messages": size, **row})
-            for format_name in (name for name in args.formats if name not in SIZES_BY_FORMAT):
-                for size in (size for size in args.sizes if size in SHAPED_SIZES):
-                    body = plan_body(size, format_name, shaped=True)
-                    row = measure_endpoint(
-                        f"plan shaped {format_name} {size}",
-                        "/v1/window/plan",
-                        body,
-                        plan_core(body),
-                        app,
-                        client,
-                        server,
-                        args.budget,
-                    )
-                    plain = next(
-                        r
-                        for r in report["plan"]
-                        if r["format"] == format_name and r["messages"] == size
-                    )
-                    row["asgi_over_plain"] = row["asgi_s"] / plain["asgi_s"]
-                    row["core_over_plain"] = row["core_s"] / plain["core_s"]
-                    print(
-                        f"  shaped over plain: asgi {row['asgi_over_plain']:.2f}x, "
-                        f"core {row['core_over_plain']:.2f}x",
-                        flush=True,
-                    )
-                    report["plan_shaped"].append({"format": format_name, "messages": size, **row})
+            variants = [
+                ("plan_shaped", "shaped", format_name, size, {"shaped": True})
+                for format_name in args.formats
+                if format_name not in SIZES_BY_FORMAT
+                for size in args.sizes
+                if size in SHAPED_SIZES
+            ]
+            if "native" in args.formats:
+                variants += [
+                    ("plan_tokens", tokenizer, "native", size, {"tokenizer": tokenizer})
+                    for size in args.sizes
+                    if size in TOKEN_SIZES
+                    for tokenizer in TOKENIZERS
+                ]
+            for section, label, format_name, size, option in variants:
+                body = plan_body(size, format_name, **option)
+                row = measure_endpoint(
+                    f"plan {label} {format_name} {size}",
+                    "/v1/window/plan",
+                    body,
+                    plan_core(body),
+                    app,
+                    client,
+                    server,
+                    args.budget,
+                )
+                plain = next(
+                    r
+                    for r in report["plan"]
+                    if r["format"] == format_name and r["messages"] == size
+                )
+                row["asgi_over_plain"] = row["asgi_s"] / plain["asgi_s"]
+                row["core_over_plain"] = row["core_s"] / plain["core_s"]
+                print(
+                    f"  {label} over plain: asgi {row['asgi_over_plain']:.2f}x, "
+                    f"core {row['core_over_plain']:.2f}x",
+                    flush=True,
+                )
+                report[section].append(
+                    {"format": format_name, "messages": size, "variant": label, **row}
+                )
             body = cap_body(1_000)
             row = measure_endpoint(
                 "cap 1000 results",

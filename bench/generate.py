@@ -304,9 +304,16 @@ def to_bedrock(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], li
     return system, out
 
 
-def plan_body(messages: int, format_name: str, seed: int = 7, *, shaped: bool = False) -> bytes:
+def plan_body(
+    messages: int,
+    format_name: str,
+    seed: int = 7,
+    *,
+    shaped: bool = False,
+    tokenizer: str | None = None,
+) -> bytes:
     """A `/v1/window/plan` request body with about `messages` messages in `format_name`; with
-    `shaped`, both shaping options on (`SHAPING`)."""
+    `shaped`, both shaping options on (`SHAPING`); with `tokenizer`, token figures counted."""
     native, ledger, request = native_transcript(messages, seed)
     body: dict[str, Any] = {
         "format": format_name,
@@ -315,6 +322,7 @@ def plan_body(messages: int, format_name: str, seed: int = 7, *, shaped: bool = 
         "request_text": request,
         "iteration": 3,
         **(SHAPING if shaped else {}),
+        **({} if tokenizer is None else {"tokenizer": tokenizer}),
     }
     if format_name == "native":
         body["messages"] = native

@@ -53,3 +53,24 @@ def test_cap_body_is_valid():
     raw = orjson.loads(cap_body(1_000))
     assert len(raw["results"]) == 1_000
     assert cap_answer(raw, create_metrics()).status_code == 200
+
+
+@pytest.mark.parametrize("tokenizer", ["estimate", "cl100k_base", "o200k_base"])
+def test_the_token_plan_body_counts_with_its_tokenizer(tokenizer):
+    body = orjson.loads(plan_body(300, "native", tokenizer=tokenizer))
+    plan = orjson.loads(plan_answer(body, 10**6, create_metrics()).body)
+    assert plan["stats"]["tokenizer"] == tokenizer
+    assert plan["stats"]["tokens_after"] < plan["stats"]["tokens_before"]
+
+
+def test_the_cache_run_tallies_what_it_sent():
+    from bench.cache import run, window_tokens
+
+    tally = run("fit", {"kind": "fit", "max_tokens": 6_000}, requests=60, seed=11)
+    assert tally.requests == 60 and 0 < tally.cuts < 60
+    # A window over the budget is cut on the request that sees it: none is sent over it.
+    assert tally.largest <= 6_000
+    assert tally.billed < tally.sent and tally.misses <= tally.cuts
+    sliding = run("sliding", {"kind": "sliding-window", "keep_recent_turns": 4}, 60, 11)
+    assert sliding.misses > tally.misses  # a full sliding window is cut on every request
+    assert window_tokens([{"role": "user", "content": "abcd"}]) == [1 + 4]

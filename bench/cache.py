@@ -1,0 +1,215 @@
+"""`python -m bench.cache`: what each strategy costs a provider's prompt cache over one agent run.
+
+A simulated agent works one task for `--requests` requests (default 400). Before each model call
+it plans its transcript with the strategy under test, sends the planned window (the model is not
+called: its reply is drawn from a fixed seed), then appends the model's turn (one to three
+parallel tool calls and their results, 20 characters to 20 KB each, as `bench.generate` draws
+them, or now and then a plain reply) to the window it sent, which is its history from then on.
+Every strategy sees the same turns in the same order.
+
+Per strategy, over the run:
+- `misses`: requests whose window does not begin with the whole previous window. A provider
+  caches the prefix it last read, so only those requests pay full price for what they re-send;
+- `sent`: tokens sent in all (`stats.tokens_after`, counted with `estimate`);
+- `billed`: tokens a provider would bill if cached reads cost a tenth: the tokens of the longest
+  common prefix of this window and the previous one at 10 %, the rest in full;
+- `cuts`, `largest`: requests that removed something, and the largest window sent.
+
+The strategies are given comparable budgets: a model limit of `--limit` tokens (default 24,000)
+for `fit` (default target, and target = limit), the token-budget threshold at the same limit
+(its `measured` is the previous window's count, as the provider would report it), and a sliding
+window whose turn count keeps the window near the same size on this run's average turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from app.api.metrics import create_metrics
+from app.api.routes.window import plan_answer
+from app.core.tokens import estimate_tokens, message_tokens
+from app.formats import read_messages
+from bench.generate import TOOLS, result_size, text_of
+
+SYSTEM = "You operate the lab through tools. Answer briefly; call a tool when you need data."
+TASK = "Audit every rack in the lab and report which ones run hotter than their rating."
+MAX_MESSAGES = 10**9
+
+
+def model_turns(seed: int) -> Iterator[list[dict[str, Any]]]:
+    """The model's turns, in order: a batch of calls with their results, or a plain reply."""
+    rng = random.Random(seed)
+    call_number = 0
+    while True:
+        if rng.random() < 0.08:
+            yield [{"role": "assistant", "content": text_of(rng, rng.randint(30, 600))}]
+            continue
+        batch = []
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            call_number += 1
+            batch.append((f"call_{call_number}", rng.choice(TOOLS)))
+        turn: list[dict[str, Any]] = [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": call_id, "name": name, "arguments": {"target": f"rack-{call_number}"}}
+                    for call_id, name in batch
+                ],
+            }
+        ]
+        for call_id, name in batch:
+            turn.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "tool_name": name,
+                    "content": text_of(rng, result_size(rng)),
+                }
+            )
+        yield turn
+
+
+@dataclass
+class Tally:
+    name: str
+    requests: int = 0
+    misses: int = 0
+    sent: int = 0
+    billed: float = 0.0
+    cuts: int = 0
+    largest: int = 0
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "strategy": self.name,
+            "requests": self.requests,
+            "misses": self.misses,
+            "tokens_sent": self.sent,
+            "tokens_billed": round(self.billed),
+            "cuts": self.cuts,
+            "largest_window": self.largest,
+        }
+
+
+def window_tokens(window: list[Any]) -> list[int]:
+    """Each sent message's tokens, as the plan counts them (native messages are one core
+    message each)."""
+    return [message_tokens(message, estimate_tokens) for message in read_messages(window, "native")]
+
+
+def common_prefix(previous: list[Any], window: list[Any]) -> int:
+    length = 0
+    for old, new in zip(previous, window, strict=False):
+        if old != new:
+            break
+        length += 1
+    return length
+
+
+def run(name: str, strategy: dict[str, Any], requests: int, seed: int) -> Tally:
+    """One agent run under `strategy` (its `measured` filled in by the run for token-budget)."""
+    metrics = create_metrics()
+    tally = Tally(name)
+    history: list[Any] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": TASK},
+    ]
+    turns = model_turns(seed)
+    records: list[Any] = []
+    previous: list[Any] = []
+    previous_tokens: list[int] = []
+    for iteration in range(1, requests + 1):
+        body: dict[str, Any] = {
+            "messages": history,
+            "format": "native",
+            "strategy": dict(strategy),
+            "tokenizer": "estimate",
+            "request_text": TASK,
+            "iteration": iteration,
+            "prior_records": records[-2:],
+            "include_turns": False,
+        }
+        if strategy["kind"] == "token-budget":
+            measured = sum(previous_tokens) or None
+            body["strategy"]["measured"] = (
+                None if measured is None else {"input_tokens": measured, "output_tokens": 50}
+            )
+        answer = orjson.loads(plan_answer(body, MAX_MESSAGES, metrics).body)
+        if answer["record"] is not None:
+            records.append(answer["record"])
+        window = answer["window"]
+        tokens = window_tokens(window)
+        assert sum(tokens) == answer["stats"]["tokens_after"]
+        shared = common_prefix(previous, window)
+        cached = sum(tokens[:shared])
+        tally.requests += 1
+        tally.misses += int(shared < len(previous))
+        tally.sent += sum(tokens)
+        tally.billed += 0.1 * cached + (sum(tokens) - cached)
+        tally.cuts += int(answer["stats"]["removed_message_count"] > 0)
+        tally.largest = max(tally.largest, sum(tokens))
+        previous, previous_tokens = window, tokens
+        history = [*window, *next(turns)]
+    return tally
+
+
+def average_turn_tokens(seed: int, count: int = 400) -> float:
+    turns = model_turns(seed)
+    sizes = []
+    for _ in range(count):
+        turn = next(turns)
+        sizes.append(sum(window_tokens(turn)))
+    return sum(sizes) / len(sizes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.cache", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--limit", type=int, default=24_000, help="the model's budget, in tokens")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--output", type=str, default="bench/results/cache.json")
+    args = parser.parse_args()
+    if args.requests < 300:
+        parser.error("--requests must be at least 300: a run must see several cuts")
+    limit = args.limit
+    keep = max(2, round(0.9 * limit / average_turn_tokens(args.seed)))
+    strategies = {
+        "fit (target default, 0.8 × limit)": {"kind": "fit", "max_tokens": limit},
+        "fit (target = limit)": {"kind": "fit", "max_tokens": limit, "target_tokens": limit},
+        f"sliding-window (keep {keep} turns)": {
+            "kind": "sliding-window",
+            "keep_recent_turns": keep,
+        },
+        "token-budget (threshold = limit)": {"kind": "token-budget", "threshold_tokens": limit},
+    }
+    rows = []
+    print(
+        f"{'strategy':<38}{'requests':>9}{'misses':>8}{'cuts':>6}{'sent':>12}{'billed':>12}"
+        f"{'largest':>9}",
+        flush=True,
+    )
+    for name, strategy in strategies.items():
+        row = run(name, strategy, args.requests, args.seed).row()
+        rows.append(row)
+        print(
+            f"{name:<38}{row['requests']:>9}{row['misses']:>8}{row['cuts']:>6}"
+            f"{row['tokens_sent']:>12,}{row['tokens_billed']:>12,}{row['largest_window']:>9,}",
+            flush=True,
+        )
+    report = {"limit_tokens": limit, "requests": args.requests, "seed": args.seed, "rows": rows}
+    with open(args.output, "wb") as out:
+        out.write(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
