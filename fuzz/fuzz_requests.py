@@ -39,6 +39,11 @@ SEEDS: tuple[bytes, ...] = (
     b'"tool_calls":[{"id":"c1","name":"measure","arguments":{}}]},{"role":"tool",'
     b'"tool_call_id":"c1","tool_name":"measure","content":"41C"}],"strategy":{"kind":'
     b'"sliding-window","keep_recent_turns":1},"ledger":[{"tool_call_id":"c1","standing":"fact"}]}',
+    b'{"messages":[{"role":"system","content":"s"},{"role":"user","content":"go"},{"role":'
+    b'"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":'
+    b'"t","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"xxxxxxxxxxxxxxxx"}],'
+    b'"tokenizer":"cl100k_base","strategy":{"kind":"fit","max_tokens":9,"reserve_tokens":1},'
+    b'"calibration":{"counted":20,"measured":{"input_tokens":30,"output_tokens":2}}}',
     b'{"max_chars":5,"max_chars_by_tool":{"t":9},"results":[{"tool_name":"t","result":"abcdefghij"},'
     b'{"tool_name":"u","tool_call_id":"x","result":{"a":[1,2]}},{"tool_name":"v"}]}',
     b'{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":'

@@ -55,6 +55,12 @@ PLAN = {
     "prior_records": [],
     "include_window": True,
 }
+PLAN_FIT = {
+    **PLAN,
+    "strategy": {"kind": "fit", "max_tokens": 20, "target_tokens": 15, "reserve_tokens": 2},
+    "tokenizer": "o200k_base",
+    "calibration": {"counted": 30, "measured": {"prompt_tokens": 33, "completion_tokens": 4}},
+}
 CAP = {
     "max_chars": 20,
     "max_chars_by_tool": {"measure": 100},
@@ -110,6 +116,21 @@ ENDPOINTS: dict[str, tuple[str, dict[str, Any], dict[Path, set[str]]]] = {
             ("messages", 3, "tool_name"): {"str", "null"},
             ("messages", 3, "not_dispatched"): {"bool"},
             ("messages", 4, "injected"): {"bool"},
+        },
+    ),
+    "plan-fit": (
+        "/v1/window/plan",
+        PLAN_FIT,
+        {
+            ("strategy", "max_tokens"): {"int"},
+            ("strategy", "target_tokens"): {"int"},
+            ("strategy", "reserve_tokens"): {"int"},
+            ("tokenizer",): {"str", "null"},
+            ("calibration",): {"dict", "null"},
+            ("calibration", "counted"): {"int"},
+            ("calibration", "measured"): {"dict"},
+            ("calibration", "measured", "prompt_tokens"): {"int"},
+            ("calibration", "measured", "completion_tokens"): {"int", "null"},
         },
     ),
     "cap": (
@@ -181,6 +202,7 @@ ENDPOINTS: dict[str, tuple[str, dict[str, Any], dict[Path, set[str]]]] = {
 # A string field of each valid body, where broken text is planted.
 TEXT_FIELDS: dict[str, Path] = {
     "plan": ("messages", 1, "content"),
+    "plan-fit": ("messages", 1, "content"),
     "cap": ("results", 0, "result"),
     "offer": ("previous_batch", 0, "result"),
     "keep": ("answers", 0, "value"),
@@ -190,6 +212,7 @@ TEXT_FIELDS: dict[str, Path] = {
 # Where a deep value is planted: a field whose content is the caller's own, so only depth is wrong.
 FREE_FIELDS: dict[str, Path] = {
     "plan": ("messages", 1, "extra"),
+    "plan-fit": ("messages", 1, "extra"),
     "cap": ("results", 0, "result"),
     "offer": ("messages", 1, "extra"),
     "keep": ("kept",),
