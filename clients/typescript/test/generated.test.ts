@@ -37,10 +37,16 @@ describe('generated client', () => {
       });
       const fresh = await filesUnder(output);
       const committed = await filesUnder(GENERATED);
-      assert.ok(fresh.has('types.gen.ts') && fresh.has('sdk.gen.ts'), 'the generator wrote nothing');
+      assert.ok(
+        fresh.has('types.gen.ts') && fresh.has('sdk.gen.ts'),
+        'the generator wrote nothing',
+      );
       assert.deepEqual([...committed.keys()].sort(), [...fresh.keys()].sort());
       for (const [path, text] of fresh) {
-        assert.ok(committed.get(path) === text, `src/generated/${path} drifted: run make clients-typescript`);
+        assert.ok(
+          committed.get(path) === text,
+          `src/generated/${path} drifted: run make clients-typescript`,
+        );
       }
     } finally {
       await rm(output, { recursive: true, force: true });

@@ -28,7 +28,10 @@ describe('Planner against a live service', () => {
     assert.equal(plan.format, 'native');
     assert.equal(plan.engaged, true);
     assert.deepEqual(plan.evicted_messages, [3, 4]);
-    assert.deepEqual(plan.window, [0, 1, 2, 5, 6].map((index) => RACK_MESSAGES[index]));
+    assert.deepEqual(
+      plan.window,
+      [0, 1, 2, 5, 6].map((index) => RACK_MESSAGES[index]),
+    );
     assert.deepEqual(plan.dropped_standings, [{ tool_call_id: 'c2', standing: 'noise' }]);
     assert.equal(plan.record?.iteration, 2);
     assert.equal(plan.record?.removed_message_count, 2);
@@ -97,7 +100,9 @@ describe('Planner against a live service', () => {
       tool_name: 'purge_logs',
       answers: [{ argument: 'window', value: '24h' }],
     });
-    assert.deepEqual(kept, [{ turn: 3, tool_name: 'purge_logs', argument: 'window', value: '24h' }]);
+    assert.deepEqual(kept, [
+      { turn: 3, tool_name: 'purge_logs', argument: 'window', value: '24h' },
+    ]);
     const found = await planner.lookupKeptAnswer({
       kept,
       turn: 3,
@@ -123,7 +128,11 @@ describe('Planner against a live service', () => {
 
   it('throws a PlannerError carrying the problem, once, for a refused request', async () => {
     const { fetch, requests } = recordingFetch();
-    const recording = new Planner({ baseUrl: server.url, fetch, headers: { 'x-request-id': 'ts-422' } });
+    const recording = new Planner({
+      baseUrl: server.url,
+      fetch,
+      headers: { 'x-request-id': 'ts-422' },
+    });
     const refusal = await recording.cap([], { max_chars: 0 }).then(
       () => assert.fail('a cap of 0 chars with no results was accepted'),
       (error: unknown) => error,

@@ -19,7 +19,11 @@ function largeTranscript(rounds = 2000): unknown[] {
   const messages: unknown[] = [{ role: 'user', content: 'Measure every rack.' }];
   for (let round = 0; round < rounds; round += 1) {
     messages.push(
-      { role: 'assistant', content: '', tool_calls: [{ id: `c${round}`, name: 'measure', arguments: {} }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: `c${round}`, name: 'measure', arguments: {} }],
+      },
       { role: 'tool', tool_call_id: `c${round}`, content: `rack-${round}: ${'4'.repeat(50)}C` },
     );
   }
@@ -46,7 +50,10 @@ describe('backoff', () => {
   });
 
   it('refuses a policy without an attempt', () => {
-    assert.throws(() => new Planner({ baseUrl: 'http://127.0.0.1:1', retry: { attempts: 0 } }), RangeError);
+    assert.throws(
+      () => new Planner({ baseUrl: 'http://127.0.0.1:1', retry: { attempts: 0 } }),
+      RangeError,
+    );
   });
 });
 
@@ -92,7 +99,9 @@ describe('retries against live services', () => {
     });
     const messages = largeTranscript();
     const planner = new Planner({ baseUrl: overloaded.url, fetch, retry: FAST_RETRY });
-    const plan = await planner.plan(messages, { strategy: { kind: 'sliding-window', keep_recent_turns: 2 } });
+    const plan = await planner.plan(messages, {
+      strategy: { kind: 'sliding-window', keep_recent_turns: 2 },
+    });
     assert.equal(requests.length, 2);
     assert.equal(plan.stats.messages_before, messages.length);
     assert.equal(plan.engaged, true);

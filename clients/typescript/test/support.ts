@@ -33,7 +33,11 @@ export function recordingFetch(next: typeof fetch = fetch): {
   const recording = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const text = await request.clone().text();
-    requests.push({ url: request.url, method: request.method, body: text ? JSON.parse(text) : undefined });
+    requests.push({
+      url: request.url,
+      method: request.method,
+      body: text ? JSON.parse(text) : undefined,
+    });
     return next(request);
   };
   return { fetch: recording as typeof fetch, requests };

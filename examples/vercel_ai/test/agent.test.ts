@@ -20,7 +20,7 @@ const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'
 const REPO_ROOT = resolve(PACKAGE_ROOT, '..', '..');
 const PYTHON = process.env.PLANNER_PYTHON ?? join(REPO_ROOT, '.venv', 'bin', 'python');
 
-/** One message as the model sees it: its role, its text, the calls it makes, the results it holds. */
+/** One message as the model sees it: its role, its text, its calls, the results it holds. */
 interface Seen {
   role: string;
   text: string;
@@ -116,17 +116,26 @@ describe('the Vercel AI SDK example', () => {
     // Step 0 planned the history as given: the request, the notice, the last round.
     const first = seenInPrompt(prompts[0]!).slice(1);
     assert.equal(first[0]?.text, 'Find the hottest rack on the floor and report it.');
-    assert.deepEqual(first.flatMap((seen) => seen.calls), ['c2']);
+    assert.deepEqual(
+      first.flatMap((seen) => seen.calls),
+      ['c2'],
+    );
     // Step 1 planned the history with the step's own call and result: only that round stays.
     const second = seenInPrompt(prompts[1]!).slice(1);
-    assert.deepEqual(second.flatMap((seen) => seen.calls), ['c3']);
+    assert.deepEqual(
+      second.flatMap((seen) => seen.calls),
+      ['c3'],
+    );
     assert.deepEqual(second.at(-1)?.results, [{ id: 'c3', text: 'rack-c: 47C' }]);
     assert.equal(run.planned[1]!.plan.stats.messages_before, HISTORY.length + 2);
 
     // The second plan was sent the first plan's record.
     const records = run.planned.map((step) => step.plan.record);
     assert.deepEqual(run.session.priorRecords, records);
-    assert.deepEqual(records.map((record) => record?.iteration), [1, 2]);
+    assert.deepEqual(
+      records.map((record) => record?.iteration),
+      [1, 2],
+    );
   });
 
   it('runs as a program', async () => {

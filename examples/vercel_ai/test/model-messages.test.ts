@@ -34,8 +34,18 @@ const HISTORY: ModelMessage[] = [
   {
     role: 'tool',
     content: [
-      { type: 'tool-result', toolCallId: 'a', toolName: 'measure', output: { type: 'json', value: { c: 31 } } },
-      { type: 'tool-result', toolCallId: 'b', toolName: 'purge', output: { type: 'execution-denied', reason: 'no' } },
+      {
+        type: 'tool-result',
+        toolCallId: 'a',
+        toolName: 'measure',
+        output: { type: 'json', value: { c: 31 } },
+      },
+      {
+        type: 'tool-result',
+        toolCallId: 'b',
+        toolName: 'purge',
+        output: { type: 'execution-denied', reason: 'no' },
+      },
     ],
   },
   {
@@ -45,7 +55,12 @@ const HISTORY: ModelMessage[] = [
   {
     role: 'tool',
     content: [
-      { type: 'tool-result', toolCallId: 'c', toolName: 'dump', output: { type: 'text', value: 'z'.repeat(400) } },
+      {
+        type: 'tool-result',
+        toolCallId: 'c',
+        toolName: 'dump',
+        output: { type: 'text', value: 'z'.repeat(400) },
+      },
     ],
   },
 ];
@@ -76,7 +91,10 @@ describe('ModelMessage mapping', () => {
       ],
     );
     assert.equal(native[0]?.content, 'Which rack runs hot?');
-    assert.deepEqual(native[1]?.tool_calls?.map((call) => call.id), ['a', 'b']);
+    assert.deepEqual(
+      native[1]?.tool_calls?.map((call) => call.id),
+      ['a', 'b'],
+    );
     assert.equal(native[2]?.content, '{"c":31}');
     assert.equal(native[3]?.not_dispatched, true);
   });
@@ -101,12 +119,21 @@ describe('ModelMessage mapping', () => {
     const planned = fromPlannedWindow(plan.window ?? [], HISTORY, native);
     const capped = plan.window?.at(-1) as { content: string };
     assert.ok(capped.content.length <= 120 && capped.content.includes('"truncated"'));
-    const expected: ModelMessage[] = [HISTORY[0]!, HISTORY[3]!, {
-      role: 'tool',
-      content: [
-        { type: 'tool-result', toolCallId: 'c', toolName: 'dump', output: { type: 'text', value: capped.content } },
-      ],
-    }];
+    const expected: ModelMessage[] = [
+      HISTORY[0]!,
+      HISTORY[3]!,
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c',
+            toolName: 'dump',
+            output: { type: 'text', value: capped.content },
+          },
+        ],
+      },
+    ];
     assert.deepEqual(planned, expected);
   });
 });
