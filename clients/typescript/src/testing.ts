@@ -75,6 +75,7 @@ export async function startLocalPlanner(options: LocalPlannerOptions): Promise<L
     await pollUntil(deadline, '/readyz to answer 200', async () => {
       try {
         const answer = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+        await answer.arrayBuffer(); // an unread body keeps its pooled connection busy
         return answer.status === 200 ? true : undefined;
       } catch {
         return undefined;

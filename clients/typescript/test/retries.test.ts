@@ -5,7 +5,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
 import { Planner, PlannerError, PlannerUnreachableError, backoffDelayMs } from '../src/index.js';
@@ -156,4 +156,57 @@ describe('retries against live services', () => {
     assert.ok(performance.now() - started < 5000);
     assert.equal(requests.length, 1);
   });
+
+  it('carries the plain-text 503 of the concurrency limit as a problem, and recovers', async () => {
+    // As many connections as the limit are held open by clients that never finish their request
+    // head, so every other connection is refused by uvicorn itself, in plain text.
+    const limit = 4;
+    const limited = await startPlanner({ CWP_LIMIT_CONCURRENCY: String(limit) });
+    const holders: Socket[] = [];
+    try {
+      for (let held = 0; held < limit; held += 1) {
+        const holder = connect(limited.port, '127.0.0.1');
+        holder.write('GET /healthz HTTP/1.1\r\nHost: held\r\n');
+        holders.push(holder);
+      }
+      await waitFor(async () => (await healthStatus(limited.url)) === 503);
+      const { fetch: counted, requests } = recordingFetch();
+      const planner = new Planner({ baseUrl: limited.url, fetch: counted, retry: FAST_RETRY });
+      const failure = await planner.health().then(
+        () => assert.fail('a request past the concurrency limit was served'),
+        (error: unknown) => error,
+      );
+      assert.ok(failure instanceof PlannerError);
+      assert.equal(failure.status, 503);
+      assert.equal(failure.type, 'about:blank');
+      assert.equal(failure.title, 'Service Unavailable');
+      assert.equal(failure.detail, 'Service Unavailable');
+      assert.deepEqual(failure.errors, []);
+      assert.equal(requests.length, FAST_RETRY.attempts);
+
+      holders.forEach((holder) => holder.destroy());
+      await waitFor(async () => (await healthStatus(limited.url)) === 200);
+      assert.deepEqual(await planner.health(), { status: 'ok' });
+    } finally {
+      holders.forEach((holder) => holder.destroy());
+      await limited.stop();
+    }
+  });
 });
+
+/** The status of `/healthz`, its body read so that the connection is free for the next request
+ * (an unread body keeps it busy, and the next request would open one more). */
+async function healthStatus(url: string): Promise<number> {
+  const answer = await fetch(`${url}/healthz`);
+  await answer.arrayBuffer();
+  return answer.status;
+}
+
+/** Polls `condition` until it holds, for ten seconds at most. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, 'gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
