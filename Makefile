@@ -55,5 +55,36 @@ openapi: $(STAMP_RUN)
 bench: $(STAMP_TEST)
 	$(BIN)/python -m bench
 
+# ---- TypeScript: the generated client (clients/typescript) and its Vercel AI SDK hook
+# (examples/vercel_ai). Node 20+ and npm; `npm ci` installs from the committed lock files. The
+# tests start the service from .venv, so they need it installed.
+TS_CLIENT := clients/typescript
+TS_VERCEL_AI := examples/vercel_ai
+NPM_CI := npm ci --no-audit --no-fund
+
+.PHONY: clients clients-typescript build-clients-typescript test-clients-typescript \
+	test-examples-typescript clean-typescript
+
+# Regenerate src/generated/ from openapi/openapi.json (a client test fails when it drifts).
+clients-typescript:
+	cd $(TS_CLIENT) && $(NPM_CI) && npm run generate
+
+build-clients-typescript:
+	cd $(TS_CLIENT) && $(NPM_CI) && npm run build
+
+test-clients-typescript: build-clients-typescript $(STAMP_RUN)
+	cd $(TS_CLIENT) && npm test
+
+test-examples-typescript: build-clients-typescript $(STAMP_RUN)
+	cd $(TS_VERCEL_AI) && $(NPM_CI) && npm run build && npm test
+
+test: test-clients-typescript test-examples-typescript
+clients: clients-typescript
+clean: clean-typescript
+
+clean-typescript:
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_VERCEL_AI)/node_modules $(TS_VERCEL_AI)/dist
+# ---- end of TypeScript
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage .coverage.*

@@ -1,0 +1,21 @@
+/**
+ * The Context Window Planner client: `Planner` (one method per endpoint), `PlannerSession` (a
+ * run's plans with their prior records), the typed errors, and every request and answer type,
+ * generated from the service's OpenAPI document.
+ */
+
+export {
+  DEFAULT_TIMEOUT_MS,
+  Planner,
+  type CallOptions,
+  type CapOptions,
+  type OfferOptions,
+  type Plan,
+  type PlannerOptions,
+  type PlanOptions,
+  type PlanRecord,
+} from './planner.js';
+export { PlannerSession, RECORDS_KEPT } from './session.js';
+export { PlannerError, PlannerUnreachableError, type Problem, type ProblemItem } from './errors.js';
+export { DEFAULT_RETRY, backoffDelayMs, type RetryPolicy } from './retry.js';
+export type * from './generated/types.gen.js';

@@ -1,0 +1,150 @@
+/**
+ * The example against a live planner: the run completes, and at every step the model was given
+ * exactly the window the planner answered (compared with the planner's own native `window`, not
+ * with this example's mapping), which is not the history the SDK holds.
+ */
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { startLocalPlanner, type LocalPlanner } from 'context-window-planner-client/testing';
+
+import { FINAL_ANSWER, HISTORY, SYSTEM, runAgent } from '../src/agent.js';
+
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const REPO_ROOT = resolve(PACKAGE_ROOT, '..', '..');
+const PYTHON = process.env.PLANNER_PYTHON ?? join(REPO_ROOT, '.venv', 'bin', 'python');
+
+/** One message as the model sees it: its role, its text, its calls, the results it holds. */
+interface Seen {
+  role: string;
+  text: string;
+  calls: string[];
+  results: Array<{ id: string; text: string }>;
+}
+
+function seenInPrompt(prompt: LanguageModelV3Prompt): Seen[] {
+  return prompt.map((message) => {
+    if (message.role === 'system') {
+      return { role: 'system', text: message.content, calls: [], results: [] };
+    }
+    const seen: Seen = { role: message.role, text: '', calls: [], results: [] };
+    for (const part of message.content) {
+      if (part.type === 'text') {
+        seen.text += part.text;
+      } else if (part.type === 'tool-call') {
+        seen.calls.push(part.toolCallId);
+      } else if (part.type === 'tool-result') {
+        assert.equal(part.output.type, 'text');
+        seen.results.push({ id: part.toolCallId, text: part.output.value });
+      }
+    }
+    return seen;
+  });
+}
+
+interface NativeEntry {
+  role: string;
+  content: string;
+  tool_calls?: Array<{ id: string }>;
+  tool_call_id?: string;
+}
+
+/** The planner's native window as the model should see it: the SDK sends consecutive tool
+ * messages as one. */
+function seenInWindow(window: readonly unknown[]): Seen[] {
+  const seen: Seen[] = [];
+  for (const entry of window as NativeEntry[]) {
+    const last = seen.at(-1);
+    if (entry.role === 'tool') {
+      const result = { id: entry.tool_call_id ?? '', text: entry.content };
+      if (last?.role === 'tool') {
+        last.results.push(result);
+      } else {
+        seen.push({ role: 'tool', text: '', calls: [], results: [result] });
+      }
+      continue;
+    }
+    seen.push({
+      role: entry.role,
+      text: entry.content,
+      calls: (entry.tool_calls ?? []).map((call) => call.id),
+      results: [],
+    });
+  }
+  return seen;
+}
+
+describe('the Vercel AI SDK example', () => {
+  let planner: LocalPlanner;
+
+  before(async () => {
+    planner = await startLocalPlanner({ python: PYTHON, cwd: REPO_ROOT });
+  });
+  after(async () => {
+    await planner.stop();
+  });
+
+  it('gives the model exactly the planned window at every step, and completes', async () => {
+    const run = await runAgent(planner.url);
+    assert.equal(run.text, FINAL_ANSWER);
+    assert.equal(run.finishReason, 'stop');
+    assert.equal(run.steps, 2);
+    assert.deepEqual(run.measured, ['rack-c']);
+
+    const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
+    assert.equal(prompts.length, 2);
+    assert.equal(run.planned.length, 2);
+    prompts.forEach((prompt, step) => {
+      const { plan } = run.planned[step]!;
+      assert.ok(plan.window, `step ${step} has no window`);
+      const [system, ...conversation] = seenInPrompt(prompt);
+      assert.deepEqual(system, { role: 'system', text: SYSTEM, calls: [], results: [] });
+      assert.deepEqual(conversation, seenInWindow(plan.window), `step ${step}`);
+      // The planner engaged: older rounds left, and its notice took their place.
+      assert.equal(plan.engaged, true);
+      assert.ok(plan.notice, `step ${step} has no notice`);
+      assert.equal(conversation[plan.notice.window_index]?.text, plan.notice.content);
+      assert.ok(plan.stats.messages_after < plan.stats.messages_before);
+    });
+
+    // Step 0 planned the history as given: the request, the notice, the last round.
+    const first = seenInPrompt(prompts[0]!).slice(1);
+    assert.equal(first[0]?.text, 'Find the hottest rack on the floor and report it.');
+    assert.deepEqual(
+      first.flatMap((seen) => seen.calls),
+      ['c2'],
+    );
+    // Step 1 planned the history with the step's own call and result: only that round stays.
+    const second = seenInPrompt(prompts[1]!).slice(1);
+    assert.deepEqual(
+      second.flatMap((seen) => seen.calls),
+      ['c3'],
+    );
+    assert.deepEqual(second.at(-1)?.results, [{ id: 'c3', text: 'rack-c: 47C' }]);
+    assert.equal(run.planned[1]!.plan.stats.messages_before, HISTORY.length + 2);
+
+    // The second plan was sent the first plan's record.
+    const records = run.planned.map((step) => step.plan.record);
+    assert.deepEqual(run.session.priorRecords, records);
+    assert.deepEqual(
+      records.map((record) => record?.iteration),
+      [1, 2],
+    );
+  });
+
+  it('runs as a program', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'dist', 'src', 'main.js')],
+      { env: { ...process.env, PLANNER_URL: planner.url } },
+    );
+    assert.match(stdout, /^step 0: 5 messages -> 4 \(removed 2, notice at 1\)$/m);
+    assert.match(stdout, new RegExp(`finished after 2 steps \\(stop\\): ${FINAL_ANSWER}`));
+  });
+});
