@@ -26,6 +26,59 @@ export type AnswerIn = {
 };
 
 /**
+ * BudgetOut
+ *
+ * The `fit` strategy's budget: `total` = system prompt + window + `reserve_tokens`.
+ */
+export type BudgetOut = {
+    /**
+     * Max Tokens
+     */
+    max_tokens: number;
+    /**
+     * Target Tokens
+     */
+    target_tokens: number;
+    /**
+     * Reserve Tokens
+     */
+    reserve_tokens: number;
+    /**
+     * Total Before
+     */
+    total_before: number;
+    /**
+     * Total After
+     */
+    total_after: number;
+    /**
+     * Met
+     *
+     * Engaged: `total_after <= target_tokens`. Not engaged: true (the window is within `max_tokens`).
+     */
+    met: boolean;
+};
+
+/**
+ * Calibration
+ *
+ * Scale every count to what the provider measured for the window last sent (tokens.md §1.2):
+ * `scale = (input_tokens(measured) − reserve_tokens) / counted`, at least 0.1.
+ */
+export type Calibration = {
+    /**
+     * Counted
+     *
+     * The `stats.tokens_counted` this service returned for the window last sent.
+     */
+    counted: number;
+    /**
+     * That call's usage, in any shape `strategy.measured` accepts.
+     */
+    measured: Measured;
+};
+
+/**
  * CapItem
  *
  * One tool result to measure; other keys of the item are ignored.
@@ -212,6 +265,41 @@ export type DroppedStandingOut = {
 };
 
 /**
+ * FitStrategy
+ *
+ * Engages when the counted window (system prompt, transcript and `reserve_tokens`) is over
+ * `max_tokens`; removes the fewest turns that bring it to `target_tokens` (tokens.md §3).
+ */
+export type FitStrategy = {
+    /**
+     * Kind
+     */
+    kind: 'fit';
+    /**
+     * Max Tokens
+     *
+     * The budget that engages the strategy.
+     */
+    max_tokens: number;
+    /**
+     * Target Tokens
+     *
+     * What a cut aims at, at most `max_tokens`; default max(1, floor(0.8 × max_tokens)), which leaves the window room to grow with the same prefix (prompt caches).
+     */
+    target_tokens?: number;
+    /**
+     * Reserve Tokens
+     *
+     * What the next call adds outside the transcript (tool schemas, instructions, the reply's room), counted in every total.
+     */
+    reserve_tokens?: number;
+    /**
+     * Keep Recent Turns
+     */
+    keep_recent_turns?: number;
+};
+
+/**
  * Health
  */
 export type Health = {
@@ -392,6 +480,12 @@ export type LastToolResultPinOut = {
      * Chars
      */
     chars: number;
+    /**
+     * Tokens
+     *
+     * The turn's tokens, with a tokenizer only.
+     */
+    tokens?: number | null;
 };
 
 /**
@@ -436,6 +530,12 @@ export type LedgerFactPinOut = {
      * Chars
      */
     chars: number;
+    /**
+     * Tokens
+     *
+     * The turn's tokens, with a tokenizer only.
+     */
+    tokens?: number | null;
     /**
      * Tool Call Ids
      */
@@ -829,13 +929,15 @@ export type PlanRequest = unknown & {
     /**
      * Strategy
      *
-     * `sliding-window` (default, keep 6 turns) or `token-budget`.
+     * `sliding-window` (default, keep 6 turns), `token-budget` or `fit`.
      */
     strategy?: ({
         kind: 'sliding-window';
     } & SlidingWindowStrategy) | ({
         kind: 'token-budget';
-    } & TokenBudgetStrategy);
+    } & TokenBudgetStrategy) | ({
+        kind: 'fit';
+    } & FitStrategy);
     /**
      * Keep Last Tool Results
      *
@@ -906,6 +1008,16 @@ export type PlanRequest = unknown & {
      * false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the transcript, while `evicted_messages`, the pins and the refusals say what an agent needs.
      */
     include_turns?: boolean;
+    /**
+     * Tokenizer
+     *
+     * Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series) and `cl100k_base` (GPT-4, GPT-3.5) exactly, `estimate` (a quarter of the UTF-8 bytes) for any other model. null: no token figures, unless the strategy is `fit`, which then counts with `estimate`.
+     */
+    tokenizer?: 'o200k_base' | 'cl100k_base' | 'estimate' | null;
+    /**
+     * Scale the counts to the provider's last measurement. Off when null.
+     */
+    calibration?: Calibration | null;
 };
 
 /**
@@ -921,7 +1033,7 @@ export type PlanResponse = {
     /**
      * Strategy
      */
-    strategy: 'sliding-window' | 'token-budget';
+    strategy: 'sliding-window' | 'token-budget' | 'fit';
     /**
      * Engaged
      */
@@ -956,6 +1068,10 @@ export type PlanResponse = {
     refusals: Array<RefusalOut>;
     notice: NoticeOut | null;
     stats: StatsOut;
+    /**
+     * Under the `fit` strategy only.
+     */
+    budget?: BudgetOut | null;
     /**
      * Dropped Tool Names
      */
@@ -1118,7 +1234,7 @@ export type RecordOut = {
     /**
      * Strategy
      */
-    strategy: 'sliding-window' | 'token-budget';
+    strategy: 'sliding-window' | 'token-budget' | 'fit';
     /**
      * Iteration
      */
@@ -1270,6 +1386,42 @@ export type StatsOut = {
      * Formats with a top-level system prompt only (anthropic, responses, gemini, bedrock): its characters.
      */
     system_chars?: number | null;
+    /**
+     * Tokenizer
+     *
+     * With a tokenizer only: its name.
+     */
+    tokenizer?: string | null;
+    /**
+     * Tokens Before
+     *
+     * With a tokenizer only: the transcript as sent.
+     */
+    tokens_before?: number | null;
+    /**
+     * Tokens Shaped
+     *
+     * With a tokenizer and `collapse` or `cap`: the shaped transcript, before removal.
+     */
+    tokens_shaped?: number | null;
+    /**
+     * Tokens After
+     *
+     * With a tokenizer only: the window, notice included.
+     */
+    tokens_after?: number | null;
+    /**
+     * Tokens Counted
+     *
+     * With a tokenizer only: `system_tokens` + the window, unscaled; what `calibration.counted` takes back.
+     */
+    tokens_counted?: number | null;
+    /**
+     * System Tokens
+     *
+     * With a tokenizer, for formats with a top-level system prompt: its tokens (0 when none was sent).
+     */
+    system_tokens?: number | null;
 };
 
 /**
@@ -1323,13 +1475,19 @@ export type TurnOut = {
      */
     chars: number;
     /**
+     * Tokens
+     *
+     * With a tokenizer only.
+     */
+    tokens?: number | null;
+    /**
      * Fate
      */
     fate: 'kept' | 'evicted';
     /**
      * Held By
      */
-    held_by: 'current-request' | 'system-envelope' | 'paused-tool' | 'pending-check-in' | 'unresolved-tool-call' | 'last-tool-result' | 'ledger-fact' | 'inside-keep-window' | 'replacement-not-smaller' | 'not-reached' | null;
+    held_by: 'current-request' | 'system-envelope' | 'paused-tool' | 'pending-check-in' | 'unresolved-tool-call' | 'last-tool-result' | 'ledger-fact' | 'inside-keep-window' | 'replacement-not-smaller' | 'not-reached' | 'within-budget' | null;
 };
 
 /**
