@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from bench.generate import to_anthropic, to_bedrock, to_gemini, to_openai, to_responses
+from tests.api.test_window import assert_key_order
 from tests.core.fit_examples import F_TRANSCRIPT, F_TURN_TOKENS, FIT_EXAMPLES, B, FitExample
 from tests.core.native_wire import wire
 from tests.core.window_fixtures import TASK, R, S, U, W, held_words
@@ -60,6 +61,7 @@ async def post(client: Any, body: dict[str, Any]) -> dict[str, Any]:
     response = await client.post(PATH, content=orjson.dumps(body), headers=JSON)
     assert response.status_code == 200, response.text
     answer: dict[str, Any] = response.json()
+    assert_key_order(answer)
     return answer
 
 

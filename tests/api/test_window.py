@@ -85,6 +85,14 @@ TURN_KEYS = ["index", "start", "length", "chars", "fate", "held_by"]
 PINS_KEYS = ["last_tool_result", "ledger_fact"]
 BLOCK_KEYS = ["pinned", "yielded", "limit", "stand_down"]
 PIN_KEYS = ["tool_name", "turn_index", "message_index", "chars"]
+BUDGET_KEYS = [
+    "max_tokens",
+    "target_tokens",
+    "reserve_tokens",
+    "total_before",
+    "total_after",
+    "met",
+]
 REFUSAL_KEYS = ["reason", "turn_index", "message_index"]
 NOTICE_KEYS = ["content", "window_index", "rung"]
 STATS_KEYS = [
@@ -100,11 +108,13 @@ STANDING_KEYS = ["tool_call_id", "standing"]
 RECORD_KEYS = ["strategy", "iteration", "removed_message_count", "refusals", "pins"]
 
 
-def assert_pins_order(pins: dict[str, Any]) -> None:
+def assert_pins_order(pins: dict[str, Any], counted: bool = False) -> None:
+    """`counted`: a tokenizer was in use, so each pin has `tokens` right after `chars`."""
     assert list(pins) == PINS_KEYS
+    pin_base = [*PIN_KEYS, "tokens"] if counted else PIN_KEYS
     for kind, pin_keys in (
-        ("last_tool_result", PIN_KEYS),
-        ("ledger_fact", [*PIN_KEYS, "tool_call_ids"]),
+        ("last_tool_result", pin_base),
+        ("ledger_fact", [*pin_base, "tool_call_ids"]),
     ):
         block = pins[kind]
         if block is None:
@@ -116,17 +126,23 @@ def assert_pins_order(pins: dict[str, Any]) -> None:
 
 def assert_key_order(answer: dict[str, Any]) -> None:
     """Every object of the answer lists its keys in the order api.md writes them."""
-    keys = [key for key in answer if key != "shaped"]
+    counted = "tokenizer" in answer["stats"]
+    keys = [key for key in answer if key not in ("shaped", "budget")]
+    if "budget" in answer:  # tokens.md §3: right after stats, under `fit` only
+        assert answer["strategy"] == "fit"
+        assert list(answer)[list(answer).index("stats") + 1] == "budget"
+        assert list(answer["budget"]) == BUDGET_KEYS
     assert keys in (TOP_KEYS, [*TOP_KEYS, "window"], WITHOUT_TURNS, [*WITHOUT_TURNS, "window"])
     if "shaped" in answer:  # shaping.md §5: right after dropped_standings
         assert list(answer)[list(answer).index("dropped_standings") + 1] == "shaped"
     if answer["current_request"] is not None:
         assert list(answer["current_request"]) == CURRENT_REQUEST_KEYS
+    turn_keys = [*TURN_KEYS[:4], "tokens", *TURN_KEYS[4:]] if counted else TURN_KEYS
     for turn in answer.get("turns", ()):
-        assert list(turn) == TURN_KEYS
+        assert list(turn) == turn_keys
     for finding in answer["diagnostics"]:
         assert list(finding) == DIAGNOSTIC_KEYS
-    assert_pins_order(answer["pins"])
+    assert_pins_order(answer["pins"], counted)
     for refusal in answer["refusals"]:
         assert list(refusal) == REFUSAL_KEYS
     if answer["notice"] is not None:
@@ -135,7 +151,14 @@ def assert_key_order(answer: dict[str, Any]) -> None:
     stats_keys = list(STATS_KEYS)
     if "shaped" in answer:
         stats_keys.insert(stats_keys.index("chars_before") + 1, "chars_shaped")
-    assert list(answer["stats"]) == [*stats_keys, *system_chars]
+    token_keys: list[str] = []
+    if counted:
+        token_keys = ["tokenizer", "tokens_before", "tokens_after", "tokens_counted"]
+        if "shaped" in answer:
+            token_keys.insert(2, "tokens_shaped")
+        if system_chars:
+            token_keys.append("system_tokens")
+    assert list(answer["stats"]) == [*stats_keys, *system_chars, *token_keys]
     for entry in answer["dropped_standings"] or ():
         assert list(entry) == STANDING_KEYS
     record = answer["record"]
@@ -143,7 +166,7 @@ def assert_key_order(answer: dict[str, Any]) -> None:
         assert list(record) == RECORD_KEYS
         for refusal in record["refusals"]:
             assert list(refusal) == REFUSAL_KEYS
-        assert_pins_order(record["pins"])
+        assert_pins_order(record["pins"], counted)
 
 
 # ---- the notation of window.md §12, read from a JSON answer ----------------------------------
