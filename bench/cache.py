@@ -35,7 +35,7 @@ from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
 from app.core.tokens import estimate_tokens, message_tokens
 from app.formats import read_messages
-from bench.generate import TOOLS, result_size, text_of
+from bench.generate import calling_turn, text_of
 
 SYSTEM = "You operate the lab through tools. Answer briefly; call a tool when you need data."
 TASK = "Audit every rack in the lab and report which ones run hotter than their rating."
@@ -50,29 +50,7 @@ def model_turns(seed: int) -> Iterator[list[dict[str, Any]]]:
         if rng.random() < 0.08:
             yield [{"role": "assistant", "content": text_of(rng, rng.randint(30, 600))}]
             continue
-        batch = []
-        for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            call_number += 1
-            batch.append((f"call_{call_number}", rng.choice(TOOLS)))
-        turn: list[dict[str, Any]] = [
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [
-                    {"id": call_id, "name": name, "arguments": {"target": f"rack-{call_number}"}}
-                    for call_id, name in batch
-                ],
-            }
-        ]
-        for call_id, name in batch:
-            turn.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "tool_name": name,
-                    "content": text_of(rng, result_size(rng)),
-                }
-            )
+        turn, call_number = calling_turn(rng, call_number)
         yield turn
 
 

@@ -66,32 +66,41 @@ def native_transcript(messages: int, seed: int = 7) -> tuple[list[dict[str, Any]
             if rng.random() < 0.1:
                 out.append({"role": "assistant", "content": text_of(rng, rng.randint(30, 600))})
                 continue
-            batch = []
-            for _ in range(rng.choice((1, 1, 1, 2, 3))):
-                call_number += 1
-                batch.append((f"call_{call_number}", rng.choice(TOOLS)))
-            out.append(
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "tool_calls": [
-                        {"id": cid, "name": name, "arguments": {"target": f"t{call_number}"}}
-                        for cid, name in batch
-                    ],
-                }
-            )
-            for cid, name in batch:
-                out.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": cid,
-                        "tool_name": name,
-                        "content": text_of(rng, result_size(rng)),
-                    }
-                )
+            turn, call_number = calling_turn(rng, call_number)
+            out.extend(turn)
+            for message in turn[1:]:
                 if rng.random() < 0.3:
-                    ledger.append({"tool_call_id": cid, "standing": rng.choice(STANDINGS)})
+                    standing = rng.choice(STANDINGS)
+                    ledger.append({"tool_call_id": message["tool_call_id"], "standing": standing})
     return out, ledger, request
+
+
+def calling_turn(rng: random.Random, call_number: int) -> tuple[list[dict[str, Any]], int]:
+    """One to three parallel calls and their results: (the turn, the last call number used)."""
+    batch = []
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        call_number += 1
+        batch.append((f"call_{call_number}", rng.choice(TOOLS)))
+    turn: list[dict[str, Any]] = [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": cid, "name": name, "arguments": {"target": f"t{call_number}"}}
+                for cid, name in batch
+            ],
+        }
+    ]
+    for cid, name in batch:
+        turn.append(
+            {
+                "role": "tool",
+                "tool_call_id": cid,
+                "tool_name": name,
+                "content": text_of(rng, result_size(rng)),
+            }
+        )
+    return turn, call_number
 
 
 def to_openai(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from app.core.current_request import current_request_index
 from app.core.ledger import fold_ledger
 from app.core.messages import Message
 from app.core.names import name_of
-from app.core.notice import climb_ladder
+from app.core.notice import LadderResult, climb_ladder
 from app.core.pins import LedgerFold, PinPlan, plan_pins
 from app.core.plan_types import (
     NO_PINS,
@@ -256,31 +256,19 @@ def drop_span(
     front = system_envelope_length(transcript)
     ordinary = first == front
     kept_request = first == front + 1 and request_turn == front
-    if not ordinary and not kept_request:
-        return Drop(
-            first,
-            last,
-            start,
-            end,
-            caller_messages,
-            chars,
-            tool_names,
-            None,
-            None,
-            False,
-            span_tokens,
-        )
     by_tokens = tokens is not None and isinstance(options.strategy, Fit)
-    ladder = climb_ladder(
-        span_size=span_tokens if by_tokens else chars,
-        size=tokens.notice if by_tokens and tokens is not None else len,
-        removed_count=len(caller_messages),
-        iteration=options.iteration,
-        strategy=options.strategy.kind,
-        kept_request=kept_request,
-        dropped_names=tool_names,
-        non_user_would_open=ordinary and end < len(messages) and messages[end].role != "user",
-    )
+    ladder = LadderResult()  # further in: the span leaves with no notice
+    if ordinary or kept_request:
+        ladder = climb_ladder(
+            span_size=span_tokens if by_tokens else chars,
+            size=tokens.notice if by_tokens and tokens is not None else len,
+            removed_count=len(caller_messages),
+            iteration=options.iteration,
+            strategy=options.strategy.kind,
+            kept_request=kept_request,
+            dropped_names=tool_names,
+            non_user_would_open=ordinary and end < len(messages) and messages[end].role != "user",
+        )
     return Drop(
         first,
         last,
