@@ -9,13 +9,13 @@ from typing import Any
 
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.result import RunResultBase
+from cwp_client import AsyncPlanner
 from openai.types.responses import (
     ResponseFunctionToolCall,
     ResponseOutputMessage,
     ResponseOutputText,
 )
 
-from cwp_client import AsyncPlanner
 from examples.openai_agents.planner_filter import PlannedInput
 from examples.openai_agents.scripted_model import ScriptedModel
 from examples.stations import (

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from agents.run_config import CallModelData, ModelInputData
-
 from cwp_client import AsyncPlannerSession, Plan
 
 
