@@ -31,7 +31,9 @@ class ScriptedModel(Model):
         self.received: list[list[Any]] = []
         self.instructions: list[str | None] = []
 
-    def _next(self, system_instructions: str | None, input: str | list[TResponseInputItem]):
+    def _next(
+        self, system_instructions: str | None, input: str | list[TResponseInputItem]
+    ) -> list[TResponseOutputItem]:
         if len(self.received) == len(self.script):
             raise AssertionError("the model was called more often than scripted")
         items = [{"role": "user", "content": input}] if isinstance(input, str) else input
