@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cwp_client import Planner
+from cwp_client import AsyncPlanner, Planner
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
@@ -63,4 +63,17 @@ def run(planner_url: str) -> Outcome:
             model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
         )
         state = agent.invoke({"messages": sent})
+    return Outcome(state, model, planned, sent)
+
+
+async def run_async(planner_url: str) -> Outcome:
+    """`run`, through `agent.ainvoke` and an `AsyncPlanner`."""
+    model = ScriptedChatModel(script=script())
+    sent = earlier_messages()
+    async with AsyncPlanner(planner_url) as planner:
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        agent = create_agent(
+            model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
+        )
+        state = await agent.ainvoke({"messages": sent})
     return Outcome(state, model, planned, sent)

@@ -11,16 +11,17 @@ planner returns kept messages verbatim) becomes that original message object aga
 metadata survive; any other entry (the drop notice, a result shortened by `cap`) is converted
 with `convert_to_messages`.
 
-One middleware serves one run: its `PlannerSession` carries the run's records and iteration
-numbers from one model call to the next.
+One middleware serves one run: its session carries the run's records and iteration numbers from
+one model call to the next. A `PlannerSession` serves `agent.invoke`, an `AsyncPlannerSession`
+`agent.ainvoke` (`awrap_model_call`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from cwp_client import Plan, PlannerSession
+from cwp_client import AsyncPlannerSession, Plan, PlannerSession
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AnyMessage, convert_to_messages, convert_to_openai_messages
 
@@ -29,7 +30,7 @@ class PlannedWindow(AgentMiddleware):
     """`create_agent(..., middleware=[PlannedWindow(session)])`; `plans` lists the plans made,
     one per model call."""
 
-    def __init__(self, session: PlannerSession) -> None:
+    def __init__(self, session: PlannerSession | AsyncPlannerSession) -> None:
         super().__init__()
         self.session = session
         self.plans: list[Plan] = []
@@ -37,10 +38,25 @@ class PlannedWindow(AgentMiddleware):
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
+        if not isinstance(self.session, PlannerSession):
+            raise TypeError("agent.invoke plans through a PlannerSession (ainvoke: async)")
         sent = convert_to_openai_messages(request.messages)
         plan = self.session.plan(sent, format="openai")
         self.plans.append(plan)
         return handler(request.override(messages=window_messages(request.messages, sent, plan)))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        if not isinstance(self.session, AsyncPlannerSession):
+            raise TypeError("agent.ainvoke plans through an AsyncPlannerSession")
+        sent = convert_to_openai_messages(request.messages)
+        plan = await self.session.plan(sent, format="openai")
+        self.plans.append(plan)
+        window = window_messages(request.messages, sent, plan)
+        return await handler(request.override(messages=window))
 
 
 def window_messages(

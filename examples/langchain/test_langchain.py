@@ -3,15 +3,19 @@ the agent's run completes, and its state keeps every message."""
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
 from langchain_core.messages import SystemMessage, convert_to_openai_messages
 
 from examples.langchain.__main__ import main
-from examples.langchain.agent import run
+from examples.langchain.agent import run, run_async
 from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, reading
 
 
-def test_the_model_gets_the_planned_window_and_the_run_completes(planner_url):
-    outcome = run(planner_url)
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
+def test_the_model_gets_the_planned_window_and_the_run_completes(planner_url, asynchronous):
+    outcome = asyncio.run(run_async(planner_url)) if asynchronous else run(planner_url)
     plans, received = outcome.planned.plans, outcome.model.received
     assert len(plans) == len(received) == 2
     for plan, messages in zip(plans, received, strict=True):
