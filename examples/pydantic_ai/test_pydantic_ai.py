@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from cwp_client import Planner
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from examples.pydantic_ai.__main__ import main
 from examples.pydantic_ai.agent import run
-from examples.pydantic_ai.planner_capability import to_openai
+from examples.pydantic_ai.planner_capability import to_openai, window_messages
 from examples.stations import FINAL_ANSWER, NEW_STATION, QUESTION, reading
 
 
@@ -50,3 +57,32 @@ def test_the_program_runs(planner_url, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "model request 1: 6 of 9 messages sent, evicted [1, 2, 3, 4]" in printed
     assert FINAL_ANSWER in printed
+
+
+def test_a_request_keeps_only_the_parts_whose_messages_stayed(planner_url):
+    """A tool's return and a new question in one request: the return leaves with its turn, the
+    question stays, in a copy of the request; the history's request is untouched."""
+    call = ToolCallPart("read_station", {"station": 1}, tool_call_id="call_1")
+    both = ModelRequest(
+        parts=[
+            ToolReturnPart("read_station", reading(1), tool_call_id="call_1"),
+            UserPromptPart(content="And now station 2?"),
+        ]
+    )
+    messages = [
+        ModelRequest(parts=[UserPromptPart(content=QUESTION)]),
+        ModelResponse(parts=[call]),
+        both,
+    ]
+    sent, origins = to_openai(messages)
+    with Planner(planner_url) as planner:
+        plan = planner.plan(
+            sent, format="openai", strategy={"kind": "sliding-window", "keep_recent_turns": 1}
+        )
+    assert plan.evicted_messages == [0, 1, 2]
+    window = window_messages(messages, sent, origins, plan)
+    assert to_openai(window)[0] == plan.window
+    kept = window[-1]
+    assert isinstance(kept, ModelRequest) and kept is not both
+    assert [type(part) for part in kept.parts] == [UserPromptPart]
+    assert len(both.parts) == 2
