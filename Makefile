@@ -88,3 +88,33 @@ clean-typescript:
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage .coverage.*
+
+# ---- Python client and framework examples (clients/python/, examples/) ----
+# make clients               - regenerate the generated code of every client from the committed
+#                              openapi/openapi.json (after `make openapi` when the API changed)
+# make clients-python        - regenerate clients/python/cwp_client/generated
+# make test-clients-python   - type-check the Python client, run its tests against a real server
+#                              (they include the check that the generated code has not drifted)
+# make test-examples-python  - run the Python framework examples' tests against a real server
+# Both test targets run as part of `make test`; neither is measured in the coverage of app/.
+STAMP_CLIENTS_PYTHON := $(VENV)/.installed-clients-python
+
+.PHONY: clients clients-python test-clients-python test-examples-python
+
+$(STAMP_CLIENTS_PYTHON): clients/python/pyproject.toml examples/requirements.txt $(STAMP_TEST)
+	$(BIN)/python -m pip install --quiet -e 'clients/python[test]' -r examples/requirements.txt
+	touch $@
+
+clients: clients-python
+
+clients-python: $(STAMP_CLIENTS_PYTHON)
+	$(BIN)/python clients/python/generate.py
+
+test-clients-python: $(STAMP_CLIENTS_PYTHON)
+	$(BIN)/mypy --config-file clients/python/pyproject.toml clients/python/cwp_client
+	$(BIN)/pytest clients/python/tests
+
+test-examples-python: $(STAMP_CLIENTS_PYTHON)
+	$(BIN)/pytest examples
+
+test: test-clients-python test-examples-python

@@ -1,0 +1,216 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.cap_request import CapRequest
+from ...models.cap_response import CapResponse
+from ...models.problem import Problem
+from ...types import UNSET, Response
+
+
+def _get_kwargs(
+    *,
+    body: CapRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/tool-results/cap",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> CapResponse | Problem | None:
+    if response.status_code == 200:
+        response_200 = CapResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[CapResponse | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CapRequest,
+) -> Response[CapResponse | Problem]:
+    """Cap tool results and replace each over-size one with a marker
+
+     Measures each result in characters (Unicode code points; a string as itself, any other value as
+    compact JSON, no value as a fixed sentence) against `max_chars` or its tool's own ceiling. A result
+    within its ceiling comes back unchanged; one over it is replaced by a marker `{"truncated": true,
+    "reason", "head"?}` that says which tool overflowed, by how much, and keeps a verbatim head as long
+    as the ceiling allows.
+
+    Args:
+        body (CapRequest): The ceilings and the results to measure against them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CapResponse | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CapRequest,
+) -> CapResponse | Problem | None:
+    """Cap tool results and replace each over-size one with a marker
+
+     Measures each result in characters (Unicode code points; a string as itself, any other value as
+    compact JSON, no value as a fixed sentence) against `max_chars` or its tool's own ceiling. A result
+    within its ceiling comes back unchanged; one over it is replaced by a marker `{"truncated": true,
+    "reason", "head"?}` that says which tool overflowed, by how much, and keeps a verbatim head as long
+    as the ceiling allows.
+
+    Args:
+        body (CapRequest): The ceilings and the results to measure against them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CapResponse | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CapRequest,
+) -> Response[CapResponse | Problem]:
+    """Cap tool results and replace each over-size one with a marker
+
+     Measures each result in characters (Unicode code points; a string as itself, any other value as
+    compact JSON, no value as a fixed sentence) against `max_chars` or its tool's own ceiling. A result
+    within its ceiling comes back unchanged; one over it is replaced by a marker `{"truncated": true,
+    "reason", "head"?}` that says which tool overflowed, by how much, and keeps a verbatim head as long
+    as the ceiling allows.
+
+    Args:
+        body (CapRequest): The ceilings and the results to measure against them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CapResponse | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CapRequest,
+) -> CapResponse | Problem | None:
+    """Cap tool results and replace each over-size one with a marker
+
+     Measures each result in characters (Unicode code points; a string as itself, any other value as
+    compact JSON, no value as a fixed sentence) against `max_chars` or its tool's own ceiling. A result
+    within its ceiling comes back unchanged; one over it is replaced by a marker `{"truncated": true,
+    "reason", "head"?}` that says which tool overflowed, by how much, and keeps a verbatim head as long
+    as the ceiling allows.
+
+    Args:
+        body (CapRequest): The ceilings and the results to measure against them.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CapResponse | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

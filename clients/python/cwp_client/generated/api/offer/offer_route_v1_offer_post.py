@@ -1,0 +1,220 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.offer_request import OfferRequest
+from ...models.offer_response import OfferResponse
+from ...models.problem import Problem
+from ...types import UNSET, Response
+
+
+def _get_kwargs(
+    *,
+    body: OfferRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/offer",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> OfferResponse | Problem | None:
+    if response.status_code == 200:
+        response_200 = OfferResponse.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[OfferResponse | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OfferRequest,
+) -> Response[OfferResponse | Problem]:
+    """Offer the tool results the model may still name
+
+     From the committed transcript (`not_dispatched` marks included) and the findings ledger, answers
+    which tool-result ids the model may still name (`offered`, newest first, and the first `limit` of
+    them in `listed` with the sentence that says so), which results it has not judged yet, the ledger
+    fold, and the identity source each id resolves against. The answer is advice for the model's schema
+    and prompt, not a permission.
+
+    Args:
+        body (OfferRequest): The committed transcript, the findings ledger and the results of this
+            iteration.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[OfferResponse | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OfferRequest,
+) -> OfferResponse | Problem | None:
+    """Offer the tool results the model may still name
+
+     From the committed transcript (`not_dispatched` marks included) and the findings ledger, answers
+    which tool-result ids the model may still name (`offered`, newest first, and the first `limit` of
+    them in `listed` with the sentence that says so), which results it has not judged yet, the ledger
+    fold, and the identity source each id resolves against. The answer is advice for the model's schema
+    and prompt, not a permission.
+
+    Args:
+        body (OfferRequest): The committed transcript, the findings ledger and the results of this
+            iteration.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        OfferResponse | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OfferRequest,
+) -> Response[OfferResponse | Problem]:
+    """Offer the tool results the model may still name
+
+     From the committed transcript (`not_dispatched` marks included) and the findings ledger, answers
+    which tool-result ids the model may still name (`offered`, newest first, and the first `limit` of
+    them in `listed` with the sentence that says so), which results it has not judged yet, the ledger
+    fold, and the identity source each id resolves against. The answer is advice for the model's schema
+    and prompt, not a permission.
+
+    Args:
+        body (OfferRequest): The committed transcript, the findings ledger and the results of this
+            iteration.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[OfferResponse | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: OfferRequest,
+) -> OfferResponse | Problem | None:
+    """Offer the tool results the model may still name
+
+     From the committed transcript (`not_dispatched` marks included) and the findings ledger, answers
+    which tool-result ids the model may still name (`offered`, newest first, and the first `limit` of
+    them in `listed` with the sentence that says so), which results it has not judged yet, the ledger
+    fold, and the identity source each id resolves against. The answer is advice for the model's schema
+    and prompt, not a permission.
+
+    Args:
+        body (OfferRequest): The committed transcript, the findings ledger and the results of this
+            iteration.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        OfferResponse | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

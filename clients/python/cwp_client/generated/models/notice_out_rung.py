@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class NoticeOutRung(StrEnum):
+    PLAIN = "plain"
+    RICH = "rich"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class OfferRequestLedgerType0ItemType0Standing(StrEnum):
+    FACT = "fact"
+    NOISE = "noise"
+    OPEN = "open"
+    RULED_OUT = "ruled-out"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,542 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.plan_request_collapse_type_0 import PlanRequestCollapseType0
+from ..models.plan_request_format import PlanRequestFormat
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.paused import Paused
+    from ..models.plan_cap import PlanCap
+    from ..models.plan_request_ledger_type_0_item_type_0 import (
+        PlanRequestLedgerType0ItemType0,
+    )
+    from ..models.plan_request_ledger_type_0_item_type_1 import (
+        PlanRequestLedgerType0ItemType1,
+    )
+    from ..models.plan_request_system_type_1_item import PlanRequestSystemType1Item
+    from ..models.plan_request_system_type_3 import PlanRequestSystemType3
+    from ..models.prior_record import PriorRecord
+    from ..models.sliding_window_strategy import SlidingWindowStrategy
+    from ..models.token_budget_strategy import TokenBudgetStrategy
+
+
+T = TypeVar("T", bound="PlanRequest")
+
+
+@_attrs_define
+class PlanRequest:
+    """What to plan: the transcript, the strategy and the pin options.
+
+    Attributes:
+        messages (list[Any]): The transcript, oldest first, in `format`. Native messages are `{"role", "content",
+            "tool_calls": [{"id", "name", "arguments"}], "tool_call_id", "tool_name", "injected", "not_dispatched"}`; OpenAI
+            Chat Completions messages, Anthropic Messages, OpenAI Responses `input` items, Gemini `contents` and Bedrock
+            Converse messages are accepted as they are. Extra fields are kept and returned verbatim.
+        format_ (PlanRequestFormat | Unset): `auto` detects the format from the messages and says which in the response;
+            `native`, `openai` (Chat Completions), `anthropic` (Messages), `responses` (OpenAI Responses input items),
+            `gemini` (contents) or `bedrock` (Converse messages). Default: PlanRequestFormat.AUTO.
+        system (list[Any] | list[PlanRequestSystemType1Item] | None | PlanRequestSystemType3 | str | Unset): The top-
+            level system prompt of the formats that keep it outside the messages, in the provider's shape: Anthropic
+            `system` (a string or text blocks), Responses `instructions` (a string), Gemini `systemInstruction` (`{"parts":
+            [...]}`), Bedrock `system` (blocks). It is outside the plan: never a turn, never evicted; counted in
+            `stats.system_chars`.
+        strategy (SlidingWindowStrategy | TokenBudgetStrategy | Unset): `sliding-window` (default, keep 6 turns) or
+            `token-budget`.
+        keep_last_tool_results (int | Unset): Ceiling of last-tool-result pins (each tool's latest result); 0 = off.
+            Default: 2.
+        ledger (list[PlanRequestLedgerType0ItemType0 | PlanRequestLedgerType0ItemType1] | None | Unset): The findings
+            ledger. Present (even []) arms ledger-fact pins; absent or null leaves them off.
+        keep_ledger_facts (int | Unset): Ceiling of ledger-fact pins. Default: 4.
+        request_text (None | str | Unset): The text the run was started with; finds the current request exactly.
+        paused (None | Paused | Unset): The call the run is paused on.
+        iteration (int | Unset): Written into the drop notice and the record. Default: 1.
+        prior_records (list[PriorRecord] | None | Unset): The records this run received from earlier plans, oldest first
+            (the last two are read, for the stand-down); null means [].
+        include_window (bool | Unset): Return the new window, ready to send. Default: True.
+        collapse (None | PlanRequestCollapseType0 | Unset): Send results the ledger set aside as short tickets: `ledger-
+            and-facts` collapses `noise` and `ruled-out`, `ledger-only` also `fact`. Needs `ledger`. Off when absent or
+            null.
+        cap (None | PlanCap | Unset): Replace every result whose text is over its ceiling by the cap's marker (the same
+            as `POST /v1/tool-results/cap`). Off when absent or null.
+        include_turns (bool | Unset): false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the
+            transcript, while `evicted_messages`, the pins and the refusals say what an agent needs. Default: True.
+    """
+
+    messages: list[Any]
+    format_: PlanRequestFormat | Unset = PlanRequestFormat.AUTO
+    system: (
+        list[Any]
+        | list[PlanRequestSystemType1Item]
+        | None
+        | PlanRequestSystemType3
+        | str
+        | Unset
+    ) = UNSET
+    strategy: SlidingWindowStrategy | TokenBudgetStrategy | Unset = UNSET
+    keep_last_tool_results: int | Unset = 2
+    ledger: (
+        list[PlanRequestLedgerType0ItemType0 | PlanRequestLedgerType0ItemType1]
+        | None
+        | Unset
+    ) = UNSET
+    keep_ledger_facts: int | Unset = 4
+    request_text: None | str | Unset = UNSET
+    paused: None | Paused | Unset = UNSET
+    iteration: int | Unset = 1
+    prior_records: list[PriorRecord] | None | Unset = UNSET
+    include_window: bool | Unset = True
+    collapse: None | PlanRequestCollapseType0 | Unset = UNSET
+    cap: None | PlanCap | Unset = UNSET
+    include_turns: bool | Unset = True
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.paused import Paused  # noqa: PLC0415
+        from ..models.plan_cap import PlanCap  # noqa: PLC0415
+        from ..models.plan_request_ledger_type_0_item_type_0 import (
+            PlanRequestLedgerType0ItemType0,  # noqa: PLC0415
+        )
+        from ..models.plan_request_ledger_type_0_item_type_1 import (
+            PlanRequestLedgerType0ItemType1,  # noqa: PLC0415
+        )
+        from ..models.plan_request_system_type_1_item import PlanRequestSystemType1Item  # noqa: PLC0415
+        from ..models.plan_request_system_type_3 import PlanRequestSystemType3  # noqa: PLC0415
+        from ..models.prior_record import PriorRecord  # noqa: PLC0415
+        from ..models.sliding_window_strategy import SlidingWindowStrategy  # noqa: PLC0415
+        from ..models.token_budget_strategy import TokenBudgetStrategy  # noqa: PLC0415
+
+        messages = self.messages
+
+        format_: str | Unset = UNSET
+        if not isinstance(self.format_, Unset):
+            format_ = self.format_.value
+
+        system: dict[str, Any] | list[Any] | list[dict[str, Any]] | None | str | Unset
+        if isinstance(self.system, Unset):
+            system = UNSET
+        elif isinstance(self.system, list):
+            system = []
+            for system_type_1_item_data in self.system:
+                system_type_1_item = system_type_1_item_data.to_dict()
+                system.append(system_type_1_item)
+
+        elif isinstance(self.system, list):
+            system = []
+            for system_type_2_item_data in self.system:
+                system_type_2_item: Any
+                system_type_2_item = system_type_2_item_data
+                system.append(system_type_2_item)
+
+        elif isinstance(self.system, PlanRequestSystemType3):
+            system = self.system.to_dict()
+        else:
+            system = self.system
+
+        strategy: dict[str, Any] | Unset
+        if isinstance(self.strategy, Unset):
+            strategy = UNSET
+        elif isinstance(self.strategy, SlidingWindowStrategy):
+            strategy = self.strategy.to_dict()
+        else:
+            strategy = self.strategy.to_dict()
+
+        keep_last_tool_results = self.keep_last_tool_results
+
+        ledger: list[dict[str, Any]] | None | Unset
+        if isinstance(self.ledger, Unset):
+            ledger = UNSET
+        elif isinstance(self.ledger, list):
+            ledger = []
+            for ledger_type_0_item_data in self.ledger:
+                ledger_type_0_item: dict[str, Any]
+                if isinstance(ledger_type_0_item_data, PlanRequestLedgerType0ItemType0):
+                    ledger_type_0_item = ledger_type_0_item_data.to_dict()
+                else:
+                    ledger_type_0_item = ledger_type_0_item_data.to_dict()
+
+                ledger.append(ledger_type_0_item)
+
+        else:
+            ledger = self.ledger
+
+        keep_ledger_facts = self.keep_ledger_facts
+
+        request_text: None | str | Unset
+        if isinstance(self.request_text, Unset):
+            request_text = UNSET
+        else:
+            request_text = self.request_text
+
+        paused: dict[str, Any] | None | Unset
+        if isinstance(self.paused, Unset):
+            paused = UNSET
+        elif isinstance(self.paused, Paused):
+            paused = self.paused.to_dict()
+        else:
+            paused = self.paused
+
+        iteration = self.iteration
+
+        prior_records: list[dict[str, Any]] | None | Unset
+        if isinstance(self.prior_records, Unset):
+            prior_records = UNSET
+        elif isinstance(self.prior_records, list):
+            prior_records = []
+            for prior_records_type_0_item_data in self.prior_records:
+                prior_records_type_0_item = prior_records_type_0_item_data.to_dict()
+                prior_records.append(prior_records_type_0_item)
+
+        else:
+            prior_records = self.prior_records
+
+        include_window = self.include_window
+
+        collapse: None | str | Unset
+        if isinstance(self.collapse, Unset):
+            collapse = UNSET
+        elif isinstance(self.collapse, PlanRequestCollapseType0):
+            collapse = self.collapse.value
+        else:
+            collapse = self.collapse
+
+        cap: dict[str, Any] | None | Unset
+        if isinstance(self.cap, Unset):
+            cap = UNSET
+        elif isinstance(self.cap, PlanCap):
+            cap = self.cap.to_dict()
+        else:
+            cap = self.cap
+
+        include_turns = self.include_turns
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "messages": messages,
+            }
+        )
+        if format_ is not UNSET:
+            field_dict["format"] = format_
+        if system is not UNSET:
+            field_dict["system"] = system
+        if strategy is not UNSET:
+            field_dict["strategy"] = strategy
+        if keep_last_tool_results is not UNSET:
+            field_dict["keep_last_tool_results"] = keep_last_tool_results
+        if ledger is not UNSET:
+            field_dict["ledger"] = ledger
+        if keep_ledger_facts is not UNSET:
+            field_dict["keep_ledger_facts"] = keep_ledger_facts
+        if request_text is not UNSET:
+            field_dict["request_text"] = request_text
+        if paused is not UNSET:
+            field_dict["paused"] = paused
+        if iteration is not UNSET:
+            field_dict["iteration"] = iteration
+        if prior_records is not UNSET:
+            field_dict["prior_records"] = prior_records
+        if include_window is not UNSET:
+            field_dict["include_window"] = include_window
+        if collapse is not UNSET:
+            field_dict["collapse"] = collapse
+        if cap is not UNSET:
+            field_dict["cap"] = cap
+        if include_turns is not UNSET:
+            field_dict["include_turns"] = include_turns
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.paused import Paused  # noqa: PLC0415
+        from ..models.plan_cap import PlanCap  # noqa: PLC0415
+        from ..models.plan_request_ledger_type_0_item_type_0 import (
+            PlanRequestLedgerType0ItemType0,  # noqa: PLC0415
+        )
+        from ..models.plan_request_ledger_type_0_item_type_1 import (
+            PlanRequestLedgerType0ItemType1,  # noqa: PLC0415
+        )
+        from ..models.plan_request_system_type_1_item import PlanRequestSystemType1Item  # noqa: PLC0415
+        from ..models.plan_request_system_type_3 import PlanRequestSystemType3  # noqa: PLC0415
+        from ..models.prior_record import PriorRecord  # noqa: PLC0415
+        from ..models.sliding_window_strategy import SlidingWindowStrategy  # noqa: PLC0415
+        from ..models.token_budget_strategy import TokenBudgetStrategy  # noqa: PLC0415
+
+        d = dict(src_dict)
+        messages = cast(list[Any], d.pop("messages"))
+
+        _format_ = d.pop("format", UNSET)
+        format_: PlanRequestFormat | Unset
+        if isinstance(_format_, Unset):
+            format_ = UNSET
+        else:
+            format_ = PlanRequestFormat(_format_)
+
+        def _parse_system(
+            data: object,
+        ) -> (
+            list[Any]
+            | list[PlanRequestSystemType1Item]
+            | None
+            | PlanRequestSystemType3
+            | str
+            | Unset
+        ):
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                system_type_1 = []
+                _system_type_1 = data
+                for system_type_1_item_data in _system_type_1:
+                    system_type_1_item = PlanRequestSystemType1Item.from_dict(
+                        system_type_1_item_data
+                    )
+
+                    system_type_1.append(system_type_1_item)
+
+                return system_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                system_type_2 = []
+                _system_type_2 = data
+                for system_type_2_item_data in _system_type_2:
+
+                    def _parse_system_type_2_item(data: object) -> Any:
+                        return cast(Any, data)
+
+                    system_type_2_item = _parse_system_type_2_item(
+                        system_type_2_item_data
+                    )
+
+                    system_type_2.append(system_type_2_item)
+
+                return system_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                system_type_3 = PlanRequestSystemType3.from_dict(data)
+
+                return system_type_3
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                list[Any]
+                | list[PlanRequestSystemType1Item]
+                | None
+                | PlanRequestSystemType3
+                | str
+                | Unset,
+                data,
+            )
+
+        system = _parse_system(d.pop("system", UNSET))
+
+        def _parse_strategy(
+            data: object,
+        ) -> SlidingWindowStrategy | TokenBudgetStrategy | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                strategy_type_0 = SlidingWindowStrategy.from_dict(data)
+
+                return strategy_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            strategy_type_1 = TokenBudgetStrategy.from_dict(data)
+
+            return strategy_type_1
+
+        strategy = _parse_strategy(d.pop("strategy", UNSET))
+
+        keep_last_tool_results = d.pop("keep_last_tool_results", UNSET)
+
+        def _parse_ledger(
+            data: object,
+        ) -> (
+            list[PlanRequestLedgerType0ItemType0 | PlanRequestLedgerType0ItemType1]
+            | None
+            | Unset
+        ):
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                ledger_type_0 = []
+                _ledger_type_0 = data
+                for ledger_type_0_item_data in _ledger_type_0:
+
+                    def _parse_ledger_type_0_item(
+                        data: object,
+                    ) -> (
+                        PlanRequestLedgerType0ItemType0
+                        | PlanRequestLedgerType0ItemType1
+                    ):
+                        try:
+                            if not isinstance(data, dict):
+                                raise TypeError()
+                            ledger_type_0_item_type_0 = (
+                                PlanRequestLedgerType0ItemType0.from_dict(data)
+                            )
+
+                            return ledger_type_0_item_type_0
+                        except (TypeError, ValueError, AttributeError, KeyError):
+                            pass
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        ledger_type_0_item_type_1 = (
+                            PlanRequestLedgerType0ItemType1.from_dict(data)
+                        )
+
+                        return ledger_type_0_item_type_1
+
+                    ledger_type_0_item = _parse_ledger_type_0_item(
+                        ledger_type_0_item_data
+                    )
+
+                    ledger_type_0.append(ledger_type_0_item)
+
+                return ledger_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                list[PlanRequestLedgerType0ItemType0 | PlanRequestLedgerType0ItemType1]
+                | None
+                | Unset,
+                data,
+            )
+
+        ledger = _parse_ledger(d.pop("ledger", UNSET))
+
+        keep_ledger_facts = d.pop("keep_ledger_facts", UNSET)
+
+        def _parse_request_text(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        request_text = _parse_request_text(d.pop("request_text", UNSET))
+
+        def _parse_paused(data: object) -> None | Paused | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                paused_type_0 = Paused.from_dict(data)
+
+                return paused_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Paused | Unset, data)
+
+        paused = _parse_paused(d.pop("paused", UNSET))
+
+        iteration = d.pop("iteration", UNSET)
+
+        def _parse_prior_records(data: object) -> list[PriorRecord] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                prior_records_type_0 = []
+                _prior_records_type_0 = data
+                for prior_records_type_0_item_data in _prior_records_type_0:
+                    prior_records_type_0_item = PriorRecord.from_dict(
+                        prior_records_type_0_item_data
+                    )
+
+                    prior_records_type_0.append(prior_records_type_0_item)
+
+                return prior_records_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[PriorRecord] | None | Unset, data)
+
+        prior_records = _parse_prior_records(d.pop("prior_records", UNSET))
+
+        include_window = d.pop("include_window", UNSET)
+
+        def _parse_collapse(data: object) -> None | PlanRequestCollapseType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                collapse_type_0 = PlanRequestCollapseType0(data)
+
+                return collapse_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanRequestCollapseType0 | Unset, data)
+
+        collapse = _parse_collapse(d.pop("collapse", UNSET))
+
+        def _parse_cap(data: object) -> None | PlanCap | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                cap_type_0 = PlanCap.from_dict(data)
+
+                return cap_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanCap | Unset, data)
+
+        cap = _parse_cap(d.pop("cap", UNSET))
+
+        include_turns = d.pop("include_turns", UNSET)
+
+        plan_request = cls(
+            messages=messages,
+            format_=format_,
+            system=system,
+            strategy=strategy,
+            keep_last_tool_results=keep_last_tool_results,
+            ledger=ledger,
+            keep_ledger_facts=keep_ledger_facts,
+            request_text=request_text,
+            paused=paused,
+            iteration=iteration,
+            prior_records=prior_records,
+            include_window=include_window,
+            collapse=collapse,
+            cap=cap,
+            include_turns=include_turns,
+        )
+
+        return plan_request

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class RecordOutStrategy(StrEnum):
+    SLIDING_WINDOW = "sliding-window"
+    TOKEN_BUDGET = "token-budget"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.standing_out_standing import StandingOutStanding
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="StandingOut")
+
+
+@_attrs_define
+class StandingOut:
+    """A fold entry: the last row naming the id, at the place where the id was first named.
+
+    Attributes:
+        tool_call_id (str):
+        standing (StandingOutStanding):
+        tool_name (None | str | Unset): The winning row's `tool_name`; left out when that row has none.
+    """
+
+    tool_call_id: str
+    standing: StandingOutStanding
+    tool_name: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        tool_call_id = self.tool_call_id
+
+        standing = self.standing.value
+
+        tool_name: None | str | Unset
+        if isinstance(self.tool_name, Unset):
+            tool_name = UNSET
+        else:
+            tool_name = self.tool_name
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "tool_call_id": tool_call_id,
+                "standing": standing,
+            }
+        )
+        if tool_name is not UNSET:
+            field_dict["tool_name"] = tool_name
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        tool_call_id = d.pop("tool_call_id")
+
+        standing = StandingOutStanding(d.pop("standing"))
+
+        def _parse_tool_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        tool_name = _parse_tool_name(d.pop("tool_name", UNSET))
+
+        standing_out = cls(
+            tool_call_id=tool_call_id,
+            standing=standing,
+            tool_name=tool_name,
+        )
+
+        standing_out.additional_properties = d
+        return standing_out
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="StatsOut")
+
+
+@_attrs_define
+class StatsOut:
+    """
+    Attributes:
+        messages_before (int):
+        messages_after (int):
+        turns_before (int):
+        turns_after (int):
+        chars_before (int): Characters of the transcript as sent.
+        chars_after (int):
+        removed_message_count (int):
+        chars_shaped (int | None | Unset): With `collapse` or `cap` only: characters of the shaped transcript, before
+            removal.
+        system_chars (int | None | Unset): Formats with a top-level system prompt only (anthropic, responses, gemini,
+            bedrock): its characters.
+    """
+
+    messages_before: int
+    messages_after: int
+    turns_before: int
+    turns_after: int
+    chars_before: int
+    chars_after: int
+    removed_message_count: int
+    chars_shaped: int | None | Unset = UNSET
+    system_chars: int | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        messages_before = self.messages_before
+
+        messages_after = self.messages_after
+
+        turns_before = self.turns_before
+
+        turns_after = self.turns_after
+
+        chars_before = self.chars_before
+
+        chars_after = self.chars_after
+
+        removed_message_count = self.removed_message_count
+
+        chars_shaped: int | None | Unset
+        if isinstance(self.chars_shaped, Unset):
+            chars_shaped = UNSET
+        else:
+            chars_shaped = self.chars_shaped
+
+        system_chars: int | None | Unset
+        if isinstance(self.system_chars, Unset):
+            system_chars = UNSET
+        else:
+            system_chars = self.system_chars
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "messages_before": messages_before,
+                "messages_after": messages_after,
+                "turns_before": turns_before,
+                "turns_after": turns_after,
+                "chars_before": chars_before,
+                "chars_after": chars_after,
+                "removed_message_count": removed_message_count,
+            }
+        )
+        if chars_shaped is not UNSET:
+            field_dict["chars_shaped"] = chars_shaped
+        if system_chars is not UNSET:
+            field_dict["system_chars"] = system_chars
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        messages_before = d.pop("messages_before")
+
+        messages_after = d.pop("messages_after")
+
+        turns_before = d.pop("turns_before")
+
+        turns_after = d.pop("turns_after")
+
+        chars_before = d.pop("chars_before")
+
+        chars_after = d.pop("chars_after")
+
+        removed_message_count = d.pop("removed_message_count")
+
+        def _parse_chars_shaped(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        chars_shaped = _parse_chars_shaped(d.pop("chars_shaped", UNSET))
+
+        def _parse_system_chars(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        system_chars = _parse_system_chars(d.pop("system_chars", UNSET))
+
+        stats_out = cls(
+            messages_before=messages_before,
+            messages_after=messages_after,
+            turns_before=turns_before,
+            turns_after=turns_after,
+            chars_before=chars_before,
+            chars_after=chars_after,
+            removed_message_count=removed_message_count,
+            chars_shaped=chars_shaped,
+            system_chars=system_chars,
+        )
+
+        stats_out.additional_properties = d
+        return stats_out
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

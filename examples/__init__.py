@@ -1,0 +1,2 @@
+"""Runnable programs that put the planner in front of an agent framework's model calls
+(`python -m examples.<name>` from the repository root, with a planner serving)."""

@@ -1,0 +1,79 @@
+"""The stations agent on LangChain v1 (`create_agent`): a real tool, a scripted model (one tool
+call, then the answer) and the planner's window on every model call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cwp_client import AsyncPlanner, Planner
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+
+from examples.langchain.planner_middleware import PlannedWindow
+from examples.langchain.scripted_model import ScriptedChatModel
+from examples.stations import (
+    EARLIER_STATIONS,
+    FINAL_ANSWER,
+    INSTRUCTIONS,
+    KEEP_TWO,
+    NEW_STATION,
+    QUESTION,
+    reading,
+)
+
+
+@tool
+def read_station(station: int) -> str:
+    """Read the current weather at one station."""
+    return reading(station)
+
+
+def earlier_messages() -> list[AnyMessage]:
+    """The run's input: the question and the readings already taken."""
+    messages: list[AnyMessage] = [HumanMessage(QUESTION, id="question")]
+    for station in EARLIER_STATIONS:
+        call_id = f"call_{station}"
+        call = {"name": "read_station", "args": {"station": station}, "id": call_id}
+        messages.append(AIMessage("", tool_calls=[call], id=f"ai_{station}"))
+        messages.append(ToolMessage(reading(station), tool_call_id=call_id, id=f"tool_{station}"))
+    return messages
+
+
+def script() -> list[AIMessage]:
+    call = {"name": "read_station", "args": {"station": NEW_STATION}, "id": f"call_{NEW_STATION}"}
+    return [AIMessage("", tool_calls=[call]), AIMessage(FINAL_ANSWER)]
+
+
+@dataclass
+class Outcome:
+    state: dict[str, Any]
+    model: ScriptedChatModel
+    planned: PlannedWindow
+    sent: list[AnyMessage]
+
+
+def run(planner_url: str) -> Outcome:
+    model = ScriptedChatModel(script=script())
+    sent = earlier_messages()
+    with Planner(planner_url) as planner:
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        agent = create_agent(
+            model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
+        )
+        state = agent.invoke({"messages": sent})
+    return Outcome(state, model, planned, sent)
+
+
+async def run_async(planner_url: str) -> Outcome:
+    """`run`, through `agent.ainvoke` and an `AsyncPlanner`."""
+    model = ScriptedChatModel(script=script())
+    sent = earlier_messages()
+    async with AsyncPlanner(planner_url) as planner:
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        agent = create_agent(
+            model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
+        )
+        state = await agent.ainvoke({"messages": sent})
+    return Outcome(state, model, planned, sent)

@@ -1,0 +1,47 @@
+"""The LangChain example against the real planner: the model is sent exactly the planned window,
+the agent's run completes, and its state keeps every message."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.messages import SystemMessage, convert_to_openai_messages
+
+from examples.langchain.__main__ import main
+from examples.langchain.agent import run, run_async
+from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, reading
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
+def test_the_model_gets_the_planned_window_and_the_run_completes(planner_url, asynchronous):
+    outcome = asyncio.run(run_async(planner_url)) if asynchronous else run(planner_url)
+    plans, received = outcome.planned.plans, outcome.model.received
+    assert len(plans) == len(received) == 2
+    for plan, messages in zip(plans, received, strict=True):
+        system, *rest = messages
+        assert isinstance(system, SystemMessage) and system.content == INSTRUCTIONS
+        assert convert_to_openai_messages(rest) == plan.window
+    first = plans[0]
+    assert first.engaged and first.evicted_messages == [1, 2, 3, 4]
+    # Kept messages are the agent's own objects, ids included; the notice is new.
+    kept_first = received[0][1:]
+    assert kept_first[0] is outcome.sent[0]
+    assert first.notice is not None and kept_first[1].content == first.notice.content
+    assert [m.id for m in kept_first[2:]] == ["ai_3", "tool_3", "ai_4", "tool_4"]
+    # The second call carries the tool's real output; the first plan's record went back.
+    assert received[1][-1].content == reading(NEW_STATION)
+    assert plans[1].record is not None and plans[1].record["iteration"] == 2
+    # The run completed and its state still holds every message it was given.
+    messages = outcome.state["messages"]
+    assert messages[-1].content == FINAL_ANSWER
+    assert [m.id for m in messages[: len(outcome.sent)]] == [m.id for m in outcome.sent]
+    assert len(messages) == len(outcome.sent) + 3  # the call, its result, the answer
+
+
+def test_the_program_runs(planner_url, monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["langchain", "--planner", planner_url])
+    main()
+    printed = capsys.readouterr().out
+    assert "model call 1: 6 of 9 messages sent, evicted [1, 2, 3, 4]" in printed
+    assert FINAL_ANSWER in printed

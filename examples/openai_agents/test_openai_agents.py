@@ -1,0 +1,43 @@
+"""The OpenAI Agents SDK example against the real planner: the model is sent exactly the planned
+window, the run completes, and the run's history keeps every item."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from examples.openai_agents.__main__ import main
+from examples.openai_agents.agent import run
+from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, reading
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+def test_the_model_gets_the_planned_window_and_the_run_completes(planner_url, streamed):
+    outcome = asyncio.run(run(planner_url, streamed=streamed))
+    plans, model = outcome.planned.plans, outcome.model
+    assert len(plans) == len(model.received) == 2
+    for plan, received in zip(plans, model.received, strict=True):
+        assert received == plan.window
+    assert model.instructions == [INSTRUCTIONS, INSTRUCTIONS]
+    # The first call: the oldest readings left, the question and the newest kept.
+    first = plans[0]
+    assert first.engaged and first.evicted_messages == [1, 2, 3, 4]
+    assert len(model.received[0]) < len(outcome.sent)
+    assert model.received[0][0] == outcome.sent[0]
+    # The second call carries the tool's real output, and the record of the first plan went back.
+    assert model.received[1][-1]["output"] == reading(NEW_STATION)
+    assert plans[1].record is not None and plans[1].record["iteration"] == 2
+    # The run completed, and its own history still holds every item it was given.
+    assert outcome.result.final_output == FINAL_ANSWER
+    history = outcome.result.to_input_list()
+    assert history[: len(outcome.sent)] == outcome.sent
+    assert len(history) == len(outcome.sent) + 3  # the call, its output, the answer
+
+
+def test_the_program_runs(planner_url, monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["openai_agents", "--planner", planner_url])
+    main()
+    printed = capsys.readouterr().out
+    assert "model call 1: 6 of 9 items sent, evicted [1, 2, 3, 4]" in printed
+    assert FINAL_ANSWER in printed

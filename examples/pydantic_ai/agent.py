@@ -1,0 +1,88 @@
+"""The stations agent on Pydantic AI: a real tool, a scripted model (`FunctionModel`: one tool
+call, then the answer) and the planner's window on every model request."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from cwp_client import AsyncPlanner
+from pydantic_ai import Agent
+from pydantic_ai.agent import AgentRunResult
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from examples.pydantic_ai.planner_capability import PlannedWindow
+from examples.stations import (
+    EARLIER_STATIONS,
+    FINAL_ANSWER,
+    INSTRUCTIONS,
+    KEEP_TWO,
+    NEW_STATION,
+    QUESTION,
+    reading,
+)
+
+
+def earlier_messages() -> list[ModelMessage]:
+    """The run's history: the question and the readings already taken."""
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(content=QUESTION)])]
+    for station in EARLIER_STATIONS:
+        call_id = f"call_{station}"
+        call = ToolCallPart("read_station", {"station": station}, tool_call_id=call_id)
+        messages.append(ModelResponse(parts=[call]))
+        result = ToolReturnPart("read_station", reading(station), tool_call_id=call_id)
+        messages.append(ModelRequest(parts=[result]))
+    return messages
+
+
+@dataclass
+class ScriptedModel:
+    """The model's side: one tool call, then the answer; `received` keeps what each request
+    sent."""
+
+    received: list[list[ModelMessage]] = field(default_factory=list)
+
+    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.received.append(copy.deepcopy(messages))
+        if len(self.received) == 1:
+            call_id = f"call_{NEW_STATION}"
+            call = ToolCallPart("read_station", {"station": NEW_STATION}, tool_call_id=call_id)
+            return ModelResponse(parts=[call])
+        if len(self.received) == 2:
+            return ModelResponse(parts=[TextPart(FINAL_ANSWER)])
+        raise AssertionError("the model was called more often than scripted")
+
+
+@dataclass
+class Outcome:
+    result: AgentRunResult[str]
+    model: ScriptedModel
+    planned: PlannedWindow
+    sent: list[ModelMessage]
+
+
+async def run(planner_url: str) -> Outcome:
+    model = ScriptedModel()
+    sent = earlier_messages()
+    async with AsyncPlanner(planner_url) as planner:
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        agent = Agent(
+            FunctionModel(model.respond), instructions=INSTRUCTIONS, capabilities=[planned]
+        )
+
+        @agent.tool_plain
+        def read_station(station: int) -> str:
+            """Read the current weather at one station."""
+            return reading(station)
+
+        result = await agent.run(message_history=sent)
+    return Outcome(result, model, planned, sent)

@@ -1,0 +1,31 @@
+"""The scenario every example runs: an agent asked about weather stations, with a tool that reads
+one, arriving with a long history of earlier readings. A window of two turns (`KEEP_TWO`) makes
+the planner engage on the first model call, so each test sees a window that differs from the
+framework's history."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+KEEP_TWO = {"kind": "sliding-window", "keep_recent_turns": 2}
+INSTRUCTIONS = "You read weather stations with the read_station tool and report briefly."
+QUESTION = "Read stations 1 to 4, then station 5, and tell me which is the warmest."
+EARLIER_STATIONS = (1, 2, 3, 4)
+NEW_STATION = 5
+FINAL_ANSWER = "Station 5 is the warmest at 24 °C."
+
+
+def reading(station: int) -> str:
+    """What the tool returns for `station`: long enough that dropping old readings pays."""
+    return f"station {station}: {18 + station} °C, wind 3 m/s; " + "raw sample; " * 40
+
+
+def planner_url_from_args(description: str) -> str:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--planner",
+        default=os.environ.get("CWP_URL", "http://127.0.0.1:8080"),
+        help="the planner's base URL (default: $CWP_URL or http://127.0.0.1:8080)",
+    )
+    return str(parser.parse_args().planner)
