@@ -5,6 +5,8 @@ from .anthropic_messages_usage_or_open_ai_responses_usage import (
     AnthropicMessagesUsageOrOpenAIResponsesUsage,
 )
 from .bedrock_converse_usage import BedrockConverseUsage
+from .budget_out import BudgetOut
+from .calibration import Calibration
 from .cap_item import CapItem
 from .cap_marker import CapMarker
 from .cap_request import CapRequest
@@ -16,6 +18,7 @@ from .diagnostic_out import DiagnosticOut
 from .diagnostic_out_code import DiagnosticOutCode
 from .dropped_standing_out import DroppedStandingOut
 from .dropped_standing_out_standing_type_0 import DroppedStandingOutStandingType0
+from .fit_strategy import FitStrategy
 from .gemini_usage_metadata import GeminiUsageMetadata
 from .gemini_usage_metadata_in_snake_case import GeminiUsageMetadataInSnakeCase
 from .health import Health
@@ -67,6 +70,7 @@ from .plan_request_ledger_type_0_item_type_1 import PlanRequestLedgerType0ItemTy
 from .plan_request_system_type_1_item import PlanRequestSystemType1Item
 from .plan_request_system_type_3 import PlanRequestSystemType3
 from .plan_request_system_type_3_parts_item import PlanRequestSystemType3PartsItem
+from .plan_request_tokenizer_type_0 import PlanRequestTokenizerType0
 from .plan_response import PlanResponse
 from .plan_response_format import PlanResponseFormat
 from .plan_response_strategy import PlanResponseStrategy
@@ -90,6 +94,7 @@ from .token_budget_strategy import TokenBudgetStrategy
 from .turn_out import TurnOut
 from .turn_out_fate import TurnOutFate
 from .turn_out_held_by_type_0 import TurnOutHeldByType0
+from .turn_out_held_by_type_1 import TurnOutHeldByType1
 from .use_request import UseRequest
 from .use_response import UseResponse
 from .used_pair_in import UsedPairIn
@@ -98,6 +103,8 @@ __all__ = (
     "AnswerIn",
     "AnthropicMessagesUsageOrOpenAIResponsesUsage",
     "BedrockConverseUsage",
+    "BudgetOut",
+    "Calibration",
     "CapItem",
     "CapMarker",
     "CapRequest",
@@ -109,6 +116,7 @@ __all__ = (
     "DiagnosticOutCode",
     "DroppedStandingOut",
     "DroppedStandingOutStandingType0",
+    "FitStrategy",
     "GeminiUsageMetadata",
     "GeminiUsageMetadataInSnakeCase",
     "Health",
@@ -152,6 +160,7 @@ __all__ = (
     "PlanRequestSystemType1Item",
     "PlanRequestSystemType3",
     "PlanRequestSystemType3PartsItem",
+    "PlanRequestTokenizerType0",
     "PlanResponse",
     "PlanResponseFormat",
     "PlanResponseStrategy",
@@ -175,6 +184,7 @@ __all__ = (
     "TurnOut",
     "TurnOutFate",
     "TurnOutHeldByType0",
+    "TurnOutHeldByType1",
     "UsedPairIn",
     "UseRequest",
     "UseResponse",

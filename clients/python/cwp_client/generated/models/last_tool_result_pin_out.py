@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -19,12 +19,14 @@ class LastToolResultPinOut:
         turn_index (int):
         message_index (int):
         chars (int):
+        tokens (int | None | Unset): The turn's tokens, with a tokenizer only.
     """
 
     tool_name: str
     turn_index: int
     message_index: int
     chars: int
+    tokens: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +38,12 @@ class LastToolResultPinOut:
 
         chars = self.chars
 
+        tokens: int | None | Unset
+        if isinstance(self.tokens, Unset):
+            tokens = UNSET
+        else:
+            tokens = self.tokens
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -46,6 +54,8 @@ class LastToolResultPinOut:
                 "chars": chars,
             }
         )
+        if tokens is not UNSET:
+            field_dict["tokens"] = tokens
 
         return field_dict
 
@@ -60,11 +70,21 @@ class LastToolResultPinOut:
 
         chars = d.pop("chars")
 
+        def _parse_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        tokens = _parse_tokens(d.pop("tokens", UNSET))
+
         last_tool_result_pin_out = cls(
             tool_name=tool_name,
             turn_index=turn_index,
             message_index=message_index,
             chars=chars,
+            tokens=tokens,
         )
 
         last_tool_result_pin_out.additional_properties = d

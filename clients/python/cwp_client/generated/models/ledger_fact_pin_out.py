@@ -20,6 +20,7 @@ class LedgerFactPinOut:
         message_index (int):
         chars (int):
         tool_call_ids (list[str]):
+        tokens (int | None | Unset): The turn's tokens, with a tokenizer only.
     """
 
     tool_name: str
@@ -27,6 +28,7 @@ class LedgerFactPinOut:
     message_index: int
     chars: int
     tool_call_ids: list[str]
+    tokens: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -40,6 +42,12 @@ class LedgerFactPinOut:
 
         tool_call_ids = self.tool_call_ids
 
+        tokens: int | None | Unset
+        if isinstance(self.tokens, Unset):
+            tokens = UNSET
+        else:
+            tokens = self.tokens
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -51,6 +59,8 @@ class LedgerFactPinOut:
                 "tool_call_ids": tool_call_ids,
             }
         )
+        if tokens is not UNSET:
+            field_dict["tokens"] = tokens
 
         return field_dict
 
@@ -67,12 +77,22 @@ class LedgerFactPinOut:
 
         tool_call_ids = cast(list[str], d.pop("tool_call_ids"))
 
+        def _parse_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        tokens = _parse_tokens(d.pop("tokens", UNSET))
+
         ledger_fact_pin_out = cls(
             tool_name=tool_name,
             turn_index=turn_index,
             message_index=message_index,
             chars=chars,
             tool_call_ids=tool_call_ids,
+            tokens=tokens,
         )
 
         ledger_fact_pin_out.additional_properties = d

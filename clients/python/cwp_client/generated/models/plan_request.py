@@ -8,9 +8,12 @@ from attrs import field as _attrs_field
 
 from ..models.plan_request_collapse_type_0 import PlanRequestCollapseType0
 from ..models.plan_request_format import PlanRequestFormat
+from ..models.plan_request_tokenizer_type_0 import PlanRequestTokenizerType0
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.calibration import Calibration
+    from ..models.fit_strategy import FitStrategy
     from ..models.paused import Paused
     from ..models.plan_cap import PlanCap
     from ..models.plan_request_ledger_type_0_item_type_0 import (
@@ -46,8 +49,8 @@ class PlanRequest:
             `system` (a string or text blocks), Responses `instructions` (a string), Gemini `systemInstruction` (`{"parts":
             [...]}`), Bedrock `system` (blocks). It is outside the plan: never a turn, never evicted; counted in
             `stats.system_chars`.
-        strategy (SlidingWindowStrategy | TokenBudgetStrategy | Unset): `sliding-window` (default, keep 6 turns) or
-            `token-budget`.
+        strategy (FitStrategy | SlidingWindowStrategy | TokenBudgetStrategy | Unset): `sliding-window` (default, keep 6
+            turns), `token-budget` or `fit`.
         keep_last_tool_results (int | Unset): Ceiling of last-tool-result pins (each tool's latest result); 0 = off.
             Default: 2.
         ledger (list[PlanRequestLedgerType0ItemType0 | PlanRequestLedgerType0ItemType1] | None | Unset): The findings
@@ -66,6 +69,10 @@ class PlanRequest:
             as `POST /v1/tool-results/cap`). Off when absent or null.
         include_turns (bool | Unset): false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the
             transcript, while `evicted_messages`, the pins and the refusals say what an agent needs. Default: True.
+        tokenizer (None | PlanRequestTokenizerType0 | Unset): Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5,
+            o-series) and `cl100k_base` (GPT-4, GPT-3.5) exactly, `estimate` (a quarter of the UTF-8 bytes) for any other
+            model. null: no token figures, unless the strategy is `fit`, which then counts with `estimate`.
+        calibration (Calibration | None | Unset): Scale the counts to the provider's last measurement. Off when null.
     """
 
     messages: list[Any]
@@ -78,7 +85,7 @@ class PlanRequest:
         | str
         | Unset
     ) = UNSET
-    strategy: SlidingWindowStrategy | TokenBudgetStrategy | Unset = UNSET
+    strategy: FitStrategy | SlidingWindowStrategy | TokenBudgetStrategy | Unset = UNSET
     keep_last_tool_results: int | Unset = 2
     ledger: (
         list[PlanRequestLedgerType0ItemType0 | PlanRequestLedgerType0ItemType1]
@@ -94,8 +101,12 @@ class PlanRequest:
     collapse: None | PlanRequestCollapseType0 | Unset = UNSET
     cap: None | PlanCap | Unset = UNSET
     include_turns: bool | Unset = True
+    tokenizer: None | PlanRequestTokenizerType0 | Unset = UNSET
+    calibration: Calibration | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.calibration import Calibration  # noqa: PLC0415
+        from ..models.fit_strategy import FitStrategy  # noqa: PLC0415
         from ..models.paused import Paused  # noqa: PLC0415
         from ..models.plan_cap import PlanCap  # noqa: PLC0415
         from ..models.plan_request_ledger_type_0_item_type_0 import (
@@ -141,6 +152,8 @@ class PlanRequest:
         if isinstance(self.strategy, Unset):
             strategy = UNSET
         elif isinstance(self.strategy, SlidingWindowStrategy):
+            strategy = self.strategy.to_dict()
+        elif isinstance(self.strategy, TokenBudgetStrategy):
             strategy = self.strategy.to_dict()
         else:
             strategy = self.strategy.to_dict()
@@ -214,6 +227,22 @@ class PlanRequest:
 
         include_turns = self.include_turns
 
+        tokenizer: None | str | Unset
+        if isinstance(self.tokenizer, Unset):
+            tokenizer = UNSET
+        elif isinstance(self.tokenizer, PlanRequestTokenizerType0):
+            tokenizer = self.tokenizer.value
+        else:
+            tokenizer = self.tokenizer
+
+        calibration: dict[str, Any] | None | Unset
+        if isinstance(self.calibration, Unset):
+            calibration = UNSET
+        elif isinstance(self.calibration, Calibration):
+            calibration = self.calibration.to_dict()
+        else:
+            calibration = self.calibration
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -249,11 +278,17 @@ class PlanRequest:
             field_dict["cap"] = cap
         if include_turns is not UNSET:
             field_dict["include_turns"] = include_turns
+        if tokenizer is not UNSET:
+            field_dict["tokenizer"] = tokenizer
+        if calibration is not UNSET:
+            field_dict["calibration"] = calibration
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.calibration import Calibration  # noqa: PLC0415
+        from ..models.fit_strategy import FitStrategy  # noqa: PLC0415
         from ..models.paused import Paused  # noqa: PLC0415
         from ..models.plan_cap import PlanCap  # noqa: PLC0415
         from ..models.plan_request_ledger_type_0_item_type_0 import (
@@ -348,7 +383,7 @@ class PlanRequest:
 
         def _parse_strategy(
             data: object,
-        ) -> SlidingWindowStrategy | TokenBudgetStrategy | Unset:
+        ) -> FitStrategy | SlidingWindowStrategy | TokenBudgetStrategy | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -359,11 +394,19 @@ class PlanRequest:
                 return strategy_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                strategy_type_1 = TokenBudgetStrategy.from_dict(data)
+
+                return strategy_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            strategy_type_1 = TokenBudgetStrategy.from_dict(data)
+            strategy_type_2 = FitStrategy.from_dict(data)
 
-            return strategy_type_1
+            return strategy_type_2
 
         strategy = _parse_strategy(d.pop("strategy", UNSET))
 
@@ -521,6 +564,40 @@ class PlanRequest:
 
         include_turns = d.pop("include_turns", UNSET)
 
+        def _parse_tokenizer(data: object) -> None | PlanRequestTokenizerType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tokenizer_type_0 = PlanRequestTokenizerType0(data)
+
+                return tokenizer_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanRequestTokenizerType0 | Unset, data)
+
+        tokenizer = _parse_tokenizer(d.pop("tokenizer", UNSET))
+
+        def _parse_calibration(data: object) -> Calibration | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                calibration_type_0 = Calibration.from_dict(data)
+
+                return calibration_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Calibration | None | Unset, data)
+
+        calibration = _parse_calibration(d.pop("calibration", UNSET))
+
         plan_request = cls(
             messages=messages,
             format_=format_,
@@ -537,6 +614,8 @@ class PlanRequest:
             collapse=collapse,
             cap=cap,
             include_turns=include_turns,
+            tokenizer=tokenizer,
+            calibration=calibration,
         )
 
         return plan_request

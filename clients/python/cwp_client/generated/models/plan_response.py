@@ -11,6 +11,7 @@ from ..models.plan_response_strategy import PlanResponseStrategy
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.budget_out import BudgetOut
     from ..models.current_request_out import CurrentRequestOut
     from ..models.diagnostic_out import DiagnosticOut
     from ..models.dropped_standing_out import DroppedStandingOut
@@ -48,6 +49,7 @@ class PlanResponse:
         turns (list[TurnOut] | None | Unset): Left out when `include_turns` is false.
         kept (list[int] | None | Unset): Left out when `include_turns` is false.
         evicted (list[int] | None | Unset): Left out when `include_turns` is false.
+        budget (BudgetOut | None | Unset): Under the `fit` strategy only.
         shaped (list[ShapedOut] | None | Unset): With `collapse` or `cap` only: every result whose text the window
             replaces (a ticket or a cap marker), in transcript order.
         window (list[Any] | None | Unset): The new window in the caller's format (left out when not asked for).
@@ -69,11 +71,13 @@ class PlanResponse:
     turns: list[TurnOut] | None | Unset = UNSET
     kept: list[int] | None | Unset = UNSET
     evicted: list[int] | None | Unset = UNSET
+    budget: BudgetOut | None | Unset = UNSET
     shaped: list[ShapedOut] | None | Unset = UNSET
     window: list[Any] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.budget_out import BudgetOut  # noqa: PLC0415
         from ..models.current_request_out import CurrentRequestOut  # noqa: PLC0415
         from ..models.diagnostic_out import DiagnosticOut  # noqa: PLC0415
         from ..models.dropped_standing_out import DroppedStandingOut  # noqa: PLC0415
@@ -169,6 +173,14 @@ class PlanResponse:
         else:
             evicted = self.evicted
 
+        budget: dict[str, Any] | None | Unset
+        if isinstance(self.budget, Unset):
+            budget = UNSET
+        elif isinstance(self.budget, BudgetOut):
+            budget = self.budget.to_dict()
+        else:
+            budget = self.budget
+
         shaped: list[dict[str, Any]] | None | Unset
         if isinstance(self.shaped, Unset):
             shaped = UNSET
@@ -215,6 +227,8 @@ class PlanResponse:
             field_dict["kept"] = kept
         if evicted is not UNSET:
             field_dict["evicted"] = evicted
+        if budget is not UNSET:
+            field_dict["budget"] = budget
         if shaped is not UNSET:
             field_dict["shaped"] = shaped
         if window is not UNSET:
@@ -224,6 +238,7 @@ class PlanResponse:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.budget_out import BudgetOut  # noqa: PLC0415
         from ..models.current_request_out import CurrentRequestOut  # noqa: PLC0415
         from ..models.diagnostic_out import DiagnosticOut  # noqa: PLC0415
         from ..models.dropped_standing_out import DroppedStandingOut  # noqa: PLC0415
@@ -387,6 +402,23 @@ class PlanResponse:
 
         evicted = _parse_evicted(d.pop("evicted", UNSET))
 
+        def _parse_budget(data: object) -> BudgetOut | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                budget_type_0 = BudgetOut.from_dict(data)
+
+                return budget_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BudgetOut | None | Unset, data)
+
+        budget = _parse_budget(d.pop("budget", UNSET))
+
         def _parse_shaped(data: object) -> list[ShapedOut] | None | Unset:
             if data is None:
                 return data
@@ -443,6 +475,7 @@ class PlanResponse:
             turns=turns,
             kept=kept,
             evicted=evicted,
+            budget=budget,
             shaped=shaped,
             window=window,
         )

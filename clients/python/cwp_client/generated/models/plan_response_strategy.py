@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class PlanResponseStrategy(StrEnum):
+    FIT = "fit"
     SLIDING_WINDOW = "sliding-window"
     TOKEN_BUDGET = "token-budget"
 

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class RecordOutStrategy(StrEnum):
+    FIT = "fit"
     SLIDING_WINDOW = "sliding-window"
     TOKEN_BUDGET = "token-budget"
 

@@ -1,22 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    BinaryIO,
-    Generator,
-    Literal,
-    TextIO,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.turn_out_fate import TurnOutFate
 from ..models.turn_out_held_by_type_0 import TurnOutHeldByType0
+from ..models.turn_out_held_by_type_1 import TurnOutHeldByType1
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="TurnOut")
@@ -31,7 +23,8 @@ class TurnOut:
         length (int): Caller messages the turn touches.
         chars (int):
         fate (TurnOutFate):
-        held_by (Literal['not-reached'] | None | TurnOutHeldByType0):
+        held_by (None | TurnOutHeldByType0 | TurnOutHeldByType1):
+        tokens (int | None | Unset): With a tokenizer only.
     """
 
     index: int
@@ -39,7 +32,8 @@ class TurnOut:
     length: int
     chars: int
     fate: TurnOutFate
-    held_by: Literal["not-reached"] | None | TurnOutHeldByType0
+    held_by: None | TurnOutHeldByType0 | TurnOutHeldByType1
+    tokens: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,11 +47,19 @@ class TurnOut:
 
         fate = self.fate.value
 
-        held_by: Literal["not-reached"] | None | str
+        held_by: None | str
         if isinstance(self.held_by, TurnOutHeldByType0):
+            held_by = self.held_by.value
+        elif isinstance(self.held_by, TurnOutHeldByType1):
             held_by = self.held_by.value
         else:
             held_by = self.held_by
+
+        tokens: int | None | Unset
+        if isinstance(self.tokens, Unset):
+            tokens = UNSET
+        else:
+            tokens = self.tokens
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -71,6 +73,8 @@ class TurnOut:
                 "held_by": held_by,
             }
         )
+        if tokens is not UNSET:
+            field_dict["tokens"] = tokens
 
         return field_dict
 
@@ -89,7 +93,7 @@ class TurnOut:
 
         def _parse_held_by(
             data: object,
-        ) -> Literal["not-reached"] | None | TurnOutHeldByType0:
+        ) -> None | TurnOutHeldByType0 | TurnOutHeldByType1:
             if data is None:
                 return data
             try:
@@ -100,15 +104,26 @@ class TurnOut:
                 return held_by_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            held_by_type_1 = cast(Literal["not-reached"], data)
-            if held_by_type_1 != "not-reached":
-                raise ValueError(
-                    f"held_by_type_1 must match const 'not-reached', got '{held_by_type_1}'"
-                )
-            return held_by_type_1
-            return cast(Literal["not-reached"] | None | TurnOutHeldByType0, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                held_by_type_1 = TurnOutHeldByType1(data)
+
+                return held_by_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TurnOutHeldByType0 | TurnOutHeldByType1, data)
 
         held_by = _parse_held_by(d.pop("held_by"))
+
+        def _parse_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        tokens = _parse_tokens(d.pop("tokens", UNSET))
 
         turn_out = cls(
             index=index,
@@ -117,6 +132,7 @@ class TurnOut:
             chars=chars,
             fate=fate,
             held_by=held_by,
+            tokens=tokens,
         )
 
         turn_out.additional_properties = d
