@@ -147,3 +147,14 @@ def test_the_generated_api_functions_run_over_the_retrying_transport(server, lon
         answer = plan_route_v1_window_plan_post.sync(client=client, body=body)
     assert isinstance(answer, PlanResponse)
     assert answer.evicted_messages == [1, 2, 3, 4]
+
+
+def test_a_fit_plan_parses_its_token_figures_and_budget(planner, long_transcript):
+    strategy = {"kind": "fit", "max_tokens": 50, "keep_recent_turns": 1}
+    plan = planner.plan(long_transcript, format="openai", tokenizer="o200k_base", strategy=strategy)
+    budget = plan.response.budget
+    assert plan.engaged and budget is not None and not isinstance(budget, Unset)
+    assert budget.max_tokens == 50 and budget.target_tokens == 40
+    assert plan.stats.tokenizer == "o200k_base"
+    assert plan.stats.tokens_after == plan.raw["stats"]["tokens_after"] < plan.stats.tokens_before
+    assert all(turn.tokens > 0 for turn in plan.response.turns)
