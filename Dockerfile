@@ -1,15 +1,23 @@
 # syntax=docker/dockerfile:1
 # Build stage: wheels are built here, where compilers may exist; none of it reaches the final image.
-FROM python:3.11-slim AS build
+# Bookworm: its Rust crates (PyO3 0.17.3) are the ones compiled_reader/Cargo.lock names.
+FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends \
+        cargo=0.66.0+ds1-1 rustc=1.63.0+dfsg1-2 librust-pyo3-dev=0.17.3-1 \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY app ./app
+COPY compiled_reader ./compiled_reader
+# The compiled reader from source (crates from Debian's packages, compiled_reader/.cargo/).
 RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir .
+    && /opt/venv/bin/pip install --no-cache-dir ./compiled_reader . \
+    && /opt/venv/bin/python -c "import cwp_compiled_reader"
 
 # Final stage: the virtualenv only, run by an unprivileged user.
-FROM python:3.11-slim
+FROM python:3.11-slim-bookworm
 ENV PATH="/opt/venv/bin:$PATH" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

@@ -9,20 +9,37 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+# The compiled reader (compiled_reader/, Rust and PyO3), built from source into the venv with
+# maturin when cargo is on the PATH; without it the service reads every request in Python.
+# Crates come from Debian's packages (compiled_reader/.cargo/config.toml): .ci/run installs them.
+STAMP_COMPILED := $(VENV)/.installed-compiled
+COMPILED_SOURCES := $(wildcard compiled_reader/src/*.rs) compiled_reader/Cargo.toml \
+	compiled_reader/Cargo.lock compiled_reader/pyproject.toml
 
-.PHONY: run test test-fast lint typecheck pytest openapi bench clean
+
+.PHONY: run test test-fast lint typecheck pytest openapi bench clean compiled fuzz-compiled
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP_RUN): pyproject.toml | $(BIN)/python
+$(STAMP_RUN): pyproject.toml $(STAMP_COMPILED) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(STAMP_TEST): pyproject.toml | $(BIN)/python
+$(STAMP_TEST): pyproject.toml $(STAMP_COMPILED) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN)
+
+$(STAMP_COMPILED): $(COMPILED_SOURCES) | $(BIN)/python
+	@if command -v cargo >/dev/null; then \
+		$(BIN)/python -m pip install --quiet ./compiled_reader; \
+	else \
+		echo "cargo not found: the compiled reader is not built (plans are read in Python)"; \
+	fi
+	touch $@
+
+compiled: $(STAMP_COMPILED)
 
 run: $(STAMP_RUN)
 	$(BIN)/python -m app
@@ -88,6 +105,13 @@ clean-typescript:
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage .coverage.*
+	rm -rf compiled_reader/target
+
+# The compiled reader against the Python path under atheris, for FUZZ_SECONDS (CI: 60).
+FUZZ_SECONDS ?= 60
+fuzz-compiled: $(STAMP_TEST)
+	$(BIN)/python -m pip install --quiet -e '.[fuzz]'
+	$(BIN)/python fuzz/fuzz_compiled_reader.py -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096
 
 # ---- Python client and framework examples (clients/python/, examples/) ----
 # make clients               - regenerate the generated code of every client from the committed

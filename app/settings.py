@@ -48,6 +48,11 @@ class Settings(BaseSettings):
         description="Large bodies worked on at once, abandoned work included: parsing multiplies "
         "a body in memory, so this bounds the process's peak.",
     )
+    compiled_reader: bool = Field(
+        True,
+        description="Read plan requests with the compiled reader when it is installed (the same "
+        "answers, faster); false reads every request in Python. /v1/info says which is in use.",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "text"] = "json"
     shutdown_drain_seconds: float = Field(

@@ -21,6 +21,7 @@ from app.api.collector import collector_paused
 from app.api.deadline import WorkSlots, run_with_deadline
 from app.api.problems import ProblemError, pydantic_errors
 from app.errors import FieldError, InvalidRequest
+from app.formats.scanned import Unanswered
 from app.settings import Settings
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -117,8 +118,15 @@ class ReceivedBody:
     settings: Settings
     slots: Callable[[], WorkSlots]
 
-    async def answer(self, handler: Callable[[Any], Response]) -> Response:
+    async def answer(
+        self,
+        handler: Callable[[Any], Response],
+        from_bytes: Callable[[bytearray], Response] | None = None,
+    ) -> Response:
         """Parse the body and run `handler` on the JSON value, within the deadline.
+
+        With `from_bytes`, the body's bytes go to it first, unparsed (the compiled reader,
+        `app.api.scanned`); when it raises `Unanswered` the body is parsed and `handler` answers.
 
         A body under `inline_body_bytes` is worked on right here, on the event loop: a 50-message
         transcript is planned in well under a millisecond, while handing work to a thread and
@@ -135,7 +143,13 @@ class ReceivedBody:
 
         def work() -> Response:
             with collector_paused():
-                return handler(parse_json(held.pop(), settings.max_json_depth))
+                received = held.pop()
+                if from_bytes is not None:
+                    try:
+                        return from_bytes(received)
+                    except Unanswered:
+                        pass
+                return handler(parse_json(received, settings.max_json_depth))
 
         if size < settings.inline_body_bytes:
             return work()

@@ -6,6 +6,7 @@ Shared by the window plan and the offer, which read and refuse `messages`, `form
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.api.ledger import read_ledger
@@ -49,15 +50,24 @@ def read_transcript(
     return format_name, messages
 
 
+TranscriptReader = Callable[
+    [dict[str, Any], int, list[FieldError]], tuple[str, list[Message]] | None
+]
+
+
 def read_ledger_and_transcript(
-    raw: dict[str, Any], max_messages: int, errors: list[FieldError]
+    raw: dict[str, Any],
+    max_messages: int,
+    errors: list[FieldError],
+    read: TranscriptReader = read_transcript,
 ) -> tuple[tuple[StandingRow, ...] | None, tuple[str, list[Message]] | None]:
     """(the ledger's standing rows, (the format used, the core messages)) of a request body.
 
     The rows are None unless `ledger` is an array; the transcript is None unless `messages` is an
     array and `format` was not refused. Every violation found is appended to `errors`, located
     under `body`, so the caller can refuse them in one 422 with the schema's own (call it after
-    validating the schema: a refused `format` leaves the messages unread).
+    validating the schema: a refused `format` leaves the messages unread). `read` reads the
+    transcript (`read_transcript`, or the scanned body's reader of `app.api.scanned`).
     """
     rows: tuple[StandingRow, ...] | None = None
     if isinstance(raw.get("ledger"), list):
@@ -68,5 +78,5 @@ def read_ledger_and_transcript(
     transcript = None
     format_refused = any(error.loc[:2] == ("body", "format") for error in errors)
     if isinstance(raw.get("messages"), list) and not format_refused:
-        transcript = read_transcript(raw, max_messages, errors)
+        transcript = read(raw, max_messages, errors)
     return rows, transcript

@@ -13,7 +13,7 @@ known here; `WindowPlan.removed` says what leaves).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 
@@ -143,6 +143,13 @@ def dropped_standings(
     return tuple(standings)
 
 
+# `survey` itself, or an implementation of it that gives an equal `Survey` for every transcript
+# (the compiled one, `app.compiled`).
+SurveyOf = Callable[[Sequence[Message]], Survey]
+# The default of `Transcript.of`, named apart from the dataclass's own `survey` field.
+PYTHON_SURVEY: SurveyOf = survey
+
+
 @dataclass(frozen=True, slots=True)
 class Transcript:
     """The request's core transcript with what several rules read about it, computed once."""
@@ -159,8 +166,8 @@ class Transcript:
     survey: Survey
 
     @classmethod
-    def of(cls, messages: Sequence[Message]) -> Transcript:
-        facts = survey(messages)
+    def of(cls, messages: Sequence[Message], survey_of: SurveyOf = PYTHON_SURVEY) -> Transcript:
+        facts = survey_of(messages)
         segments, callers = facts.segments, facts.callers
         turn_starts = [callers[segment.start] for segment in segments]
         distinct = not facts.span_ends and len(set(callers)) == len(callers)
@@ -574,18 +581,23 @@ def shaped_entries(
     )
 
 
-def plan_window(messages: Sequence[Message], options: PlanOptions | None = None) -> WindowPlan:
+def plan_window(
+    messages: Sequence[Message],
+    options: PlanOptions | None = None,
+    survey_of: SurveyOf = survey,
+) -> WindowPlan:
     """Plan the window for one request (see the module docstring).
 
     With `collapse` or `cap` on, the transcript is shaped first (`app.core.shaping`) and planned
-    as shaped: every character and token figure counts what the wire will carry.
+    as shaped: every character and token figure counts what the wire will carry. `survey_of`
+    surveys the transcript planned (`app.core.turns.survey` unless a faster equal one is given).
     """
     options = PlanOptions() if options is None else options
     fold = None if options.ledger is None else fold_ledger(options.ledger)
     if options.collapse is None and options.cap is None:
-        return plan_transcript(messages, options, fold, None, None)
+        return plan_transcript(messages, options, fold, None, None, survey_of)
     shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
-    return plan_transcript(shaped_messages, options, fold, messages, shaped)
+    return plan_transcript(shaped_messages, options, fold, messages, shaped, survey_of)
 
 
 def count_tokens(
@@ -640,11 +652,12 @@ def plan_transcript(
     fold: LedgerFold | None,
     sent: Sequence[Message] | None,
     shaped: tuple[ShapedResult, ...] | None,
+    survey_of: SurveyOf = survey,
 ) -> WindowPlan:
     """The plan of a transcript as it will be sent: the shaped one when `shaped` is not None,
     `sent` then being the transcript as the caller sent it."""
     strategy = options.strategy
-    transcript = Transcript.of(messages)
+    transcript = Transcript.of(messages, survey_of)
     turn_count = len(transcript.segments)
     request = current_request_index(messages, options.request_text)
     current_request, request_turn = current_request_of(transcript, request)

@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
-from app import __version__
+from app import __version__, compiled
 from app.api.dependencies import LifecycleDep, MetricsDep, SettingsDep
 from app.api.problems import PLAIN_ERRORS, problem_responses
 from app.api.responses import json_response
@@ -40,6 +40,10 @@ class Info(BaseModel):
     limits: dict[str, Any] = Field(description="The limits in force, from the settings.")
     defaults: dict[str, Any] = Field(description="The default of every option, per endpoint.")
     tokenizers: list[str] = Field(description="The tokenizers this process counts with.")
+    compiled_reader: bool = Field(
+        description="Whether plan requests are read by the compiled reader (built and not "
+        "turned off by CWP_COMPILED_READER); false: every request is read in Python."
+    )
 
 
 @router.get("/healthz", response_model=Health, summary="Liveness")
@@ -79,6 +83,7 @@ async def info(settings: SettingsDep) -> Response:
             },
             "defaults": OPTION_DEFAULTS,
             "tokenizers": TOKENIZERS,
+            "compiled_reader": settings.compiled_reader and compiled.available(),
         }
     )
 

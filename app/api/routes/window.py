@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from app import compiled
 from app.api.body import raise_if_any, require_object, validate_model
 from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
 from app.api.examples import PLAN_EXAMPLES, plan_answer_examples
 from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS, pydantic_errors
+from app.api.scanned import Unanswered, scan_request
 from app.api.schemas.window import (
     PlanRequest,
     PlanResponse,
@@ -28,13 +31,15 @@ from app.api.schemas.window import (
     TokenBudgetStrategy,
     strategy_error_locs,
 )
-from app.api.transcript import read_ledger_and_transcript
+from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
 from app.core import plan_types as plan
 from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
+from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
-from app.core.window import plan_window
-from app.errors import FieldError
+from app.core.turns import survey
+from app.core.window import SurveyOf, plan_window
+from app.errors import FieldError, InvalidRequest
 from app.formats import (
     has_system_prompt,
     non_text_part_predicate,
@@ -64,15 +69,70 @@ documented_answers(PLAN_PATH, plan_answer_examples)
     openapi_extra=documented_body(PlanRequest, PLAN_EXAMPLES),
 )
 async def plan_route(body: JsonBody, settings: SettingsDep, metrics: MetricsDep) -> Response:
-    return await body.answer(lambda raw: plan_answer(raw, settings.max_messages, metrics))
+    max_messages = settings.max_messages
+    if not (settings.compiled_reader and compiled.available()):
+        return await body.answer(lambda raw: plan_answer(raw, max_messages, metrics))
+    depth = settings.max_json_depth
+    return await body.answer(
+        lambda raw: plan_answer(raw, max_messages, metrics),
+        lambda received: scanned_plan_answer(received, depth, max_messages, metrics),
+    )
+
+
+# What writes the window: (removed, notice text, shaped texts by core index) → the new window.
+WindowWriter = Callable[[tuple[int, int] | None, str | None, Mapping[int, str]], list[Any]]
 
 
 def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
+    """The answer read, planned and written in Python: the reference, and every error's words."""
     started = time.perf_counter()
     body, options, format_name, messages = read_plan_request(raw, max_messages)
-    result = plan_window(messages, options)
-    result = place_window(raw["messages"], messages, result, format_name)
-    found = diagnose(messages, non_text_part_predicate(raw["messages"], format_name))
+    callers = raw["messages"]
+
+    def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
+        return write_window(callers, messages, removed, notice, format_name, texts)
+
+    return planned_answer(started, body, options, format_name, messages, callers, write, metrics)
+
+
+def scanned_plan_answer(
+    received: bytes | bytearray, max_depth: int, max_messages: int, metrics: Metrics
+) -> Response:
+    """The same answer from the compiled reader's scan of the bytes and the compiled survey;
+    `Unanswered` for anything it does not read plainly (then the Python path answers)."""
+    started = time.perf_counter()
+    request = scan_request(received, max_depth)
+    try:
+        body, options, format_name, messages = read_plan_request(
+            request.fields, max_messages, request.read_transcript
+        )
+    except InvalidRequest:
+        raise Unanswered from None
+    callers = request.messages
+
+    def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
+        return callers.window(format_name, messages, removed, notice, texts)
+
+    return planned_answer(
+        started, body, options, format_name, messages, callers, write, metrics, compiled.survey
+    )
+
+
+def planned_answer(
+    started: float,
+    body: PlanRequest,
+    options: plan.PlanOptions,
+    format_name: str,
+    messages: list[Message],
+    callers: Sequence[Any],
+    write: WindowWriter,
+    metrics: Metrics,
+    survey_of: SurveyOf = survey,
+) -> Response:
+    """Plan the read request and serialize the answer in the key order of `api.md`."""
+    result = plan_window(messages, options, survey_of)
+    result = place_window(callers, messages, result, format_name)  # type: ignore[arg-type]
+    found = diagnose(messages, non_text_part_predicate(callers, format_name))  # type: ignore[arg-type]
     content: dict[str, Any] = {
         "format": format_name,
         "strategy": result.strategy,
@@ -101,9 +161,7 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
     if body.include_window:
         notice = result.notice.content if result.notice else None
         texts = {shaped.index: shaped.content for shaped in result.shaped_results}
-        content["window"] = write_window(
-            raw["messages"], messages, result.removed, notice, format_name, texts
-        )
+        content["window"] = write(result.removed, notice, texts)
     payload = orjson.dumps(content)
     count_plan(metrics, result)
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -115,13 +173,13 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
 
 
 def read_plan_request(
-    raw: Any, max_messages: int
+    raw: Any, max_messages: int, read: TranscriptReader = read_transcript
 ) -> tuple[PlanRequest, plan.PlanOptions, str, list[Any]]:
     """The validated request, the core options, the format used and the core messages."""
     raw = require_object(raw)
     errors: list[FieldError] = []
     body = validate_model_with_strategy(raw, errors)
-    ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors)
+    ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors, read)
     if (
         body is not None
         and body.strategy.kind == "fit"

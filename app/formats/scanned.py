@@ -1,0 +1,185 @@
+"""The caller's messages as the compiled reader scanned them: core messages and the window.
+
+A scan (`app.compiled`) knows each caller message's bytes and whether orjson would write them back
+exactly as sent ("canonical": no whitespace, no escape orjson writes otherwise, no float, no
+repeated key). The window is written from those bytes: a kept canonical message is embedded as an
+`orjson.Fragment` of its own bytes, anything else is parsed and written as the Python path writes
+it, so the answer is byte for byte the Python path's.
+
+The module's readers are the formats' quick paths (`read_plain`) in compiled form; a message they
+do not read plainly is parsed here and read by the format's own Python reader, and one that reader
+refuses raises `Unanswered`, so the whole request is read again by the Python path, which words the
+422. Formats other than native, OpenAI and Anthropic are not read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import chain
+from typing import Any
+
+import orjson
+
+from app.core.messages import Message, ToolCall
+from app.errors import InvalidRequest
+from app.formats import anthropic, native, openai
+from app.formats.detect import detect_format
+from app.formats.fields import JsonObject, Problems, message_object
+
+SCANNED_FORMATS = ("native", "openai", "anthropic")
+ONE_TO_ONE = {"native": native, "openai": openai}
+
+
+class Unanswered(Exception):
+    """The compiled path does not answer this request: the Python path reads it from its bytes."""
+
+
+class ScannedMessages(Sequence[Any]):
+    """The caller's `messages` of a scanned body; an item is the caller's message parsed (only
+    the messages asked for are parsed, each once)."""
+
+    def __init__(self, body: bytes | bytearray, scan: Any) -> None:
+        self.scan = scan
+        self.view = memoryview(body)
+        self.spans: list[tuple[int, int, bool]] = scan.spans()
+        self.parsed: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __getitem__(self, index: Any) -> Any:
+        if not isinstance(index, int):
+            raise TypeError("a scanned message is read by its index")
+        found = self.parsed.get(index)
+        if found is None:
+            start, end, _ = self.spans[index]
+            found = self.parsed[index] = orjson.loads(self.view[start:end])
+        return found
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[index] for index in range(len(self.spans)))
+
+    def verbatim(self, index: int) -> Any:
+        """Caller message `index` as the window carries it: its own bytes when orjson would write
+        them so, else its parsed value (which orjson writes as the Python path does)."""
+        start, end, canonical = self.spans[index]
+        if canonical and index not in self.parsed:
+            return orjson.Fragment(self.view[start:end].tobytes())
+        return self[index]
+
+    def detect(self, system: Any) -> str:
+        """`detect_format` over one message of each distinct shape the detector reads, in order of
+        first appearance: the same format as over every message, and a refusal when it refuses."""
+        samples = [self[index] for index in self.scan.detection_samples()]
+        try:
+            return detect_format(samples, system)
+        except InvalidRequest:
+            raise Unanswered from None
+
+    def read(self, format_name: str) -> list[Message]:
+        """The core transcript in `format_name`; `Unanswered` when the Python reader refuses a
+        message or the format is not read here."""
+        if format_name not in SCANNED_FORMATS:
+            raise Unanswered
+        read = self.scan.read(format_name, Message, ToolCall)
+        if all(type(item) is not int for item in read):
+            return read  # type: ignore[no-any-return]
+        messages: list[Message] = []
+        for item in read:
+            if type(item) is int:
+                messages.extend(self.read_in_python(format_name, item))
+            else:
+                messages.append(item)
+        return messages
+
+    def read_in_python(self, format_name: str, index: int) -> list[Message]:
+        """Caller message `index` read by the format's own reader (quick path, then every check)."""
+        value = self[index]
+        problems = Problems()
+        out: list[Message] = []
+        one_to_one = ONE_TO_ONE.get(format_name)
+        if one_to_one is not None:
+            core = one_to_one.read_plain(value, index) if type(value) is dict else None
+            if core is None:
+                message = message_object(value, index, problems)
+                core = (
+                    None if message is None else one_to_one.read_message(message, index, problems)
+                )
+            if core is not None:
+                out.append(core)
+        elif not (type(value) is dict and anthropic.read_plain(value, index, out)):
+            message = message_object(value, index, problems)
+            if message is not None:
+                anthropic.read_message(message, index, problems, out)
+        if problems.errors:
+            raise Unanswered
+        return out
+
+    def window(
+        self,
+        format_name: str,
+        core: Sequence[Message],
+        removed: tuple[int, int] | None,
+        notice: str | None,
+        texts: Mapping[int, str],
+    ) -> list[Any]:
+        """`app.formats.write_window` of this transcript, kept messages as their own bytes."""
+        if format_name == "anthropic":
+            return self.block_window(core, removed, notice, texts)
+        dialect = ONE_TO_ONE[format_name]
+        count = len(self.spans)
+        positions: Iterator[int | None] = iter(range(count))
+        if removed is not None:
+            start, end = removed
+            notices = () if notice is None else (None,)
+            positions = chain(range(start), notices, range(end, count))
+        window: list[Any] = []
+        for position in positions:
+            if position is None:
+                assert notice is not None
+                window.append(dialect.notice_message(notice))
+            elif position in texts:
+                window.append({**self[position], "content": texts[position]})
+            else:
+                window.append(self.verbatim(position))
+        return window
+
+    def block_window(
+        self,
+        core: Sequence[Message],
+        removed: tuple[int, int] | None,
+        notice: str | None,
+        texts: Mapping[int, str],
+    ) -> list[Any]:
+        """The Anthropic window: `with_result_texts` then `write`, over the caller's bytes."""
+        shaped: dict[int, JsonObject] = {}
+        for index, text in texts.items():
+            message = core[index]
+            source = index if message.source is None else message.source
+            caller = shaped.get(source)
+            if caller is None:
+                original = self[source]
+                caller = shaped[source] = {**original, "content": list(original["content"])}
+            blocks = caller["content"]
+            for position in message.blocks:
+                blocks[position] = anthropic.result_with_text(blocks[position], text)
+        if removed is None:
+            return [shaped.get(i) or self.verbatim(i) for i in range(len(self.spans))]
+        start, end = removed
+        notice_positions = () if notice is None else (anthropic.NOTICE_POSITION,)
+        positions = chain(range(start), notice_positions, range(end, len(core)))
+        window: list[Any] = []
+        for run in anthropic.kept_runs(core, positions):
+            if run is None:
+                assert notice is not None
+                window.append(anthropic.notice_message(notice))
+                continue
+            source, blocks = run
+            caller = shaped.get(source)
+            if caller is not None:
+                window.append(anthropic.with_blocks(caller, blocks))
+            elif self.scan.block_count(source) in (-1, len(blocks)):
+                window.append(self.verbatim(source))
+            else:
+                window.append(anthropic.with_blocks(self[source], blocks))
+        return window

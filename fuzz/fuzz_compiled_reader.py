@@ -1,0 +1,112 @@
+"""Coverage-guided differential fuzzing of the compiled reader with atheris.
+
+Run it (atheris is in the `fuzz` extra; `make fuzz-compiled` installs it and runs 60 s):
+
+    .venv/bin/python fuzz/fuzz_compiled_reader.py -max_total_time=60
+
+Each input is a plan request body. It is sent to two apps in process, one reading plan requests
+with the compiled reader and one in Python, and a finding is any difference between their
+answers (status and bytes, a problem's random `instance` aside) or any 5xx. The scan is also
+driven directly, every method on every format, where anything but the ValueError that hands a
+body to Python (a panic, say) is a finding. Coverage guidance comes from the Python code the input
+reaches; seeds are the plan bodies of `fuzz_requests.py` and one of each format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+INSTANCE = re.compile(rb'"instance":"[0-9a-f]{32}"')
+FORMAT_SEEDS = (
+    b'{"format":"openai","messages":[{"role":"system","content":"s"},{"role":"user","content":'
+    b'[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1",'
+    b'"type":"function","function":{"name":"t","arguments":"{\\"a\\":1}"}}]},{"role":"tool",'
+    b'"tool_call_id":"c1","content":"ok"}],"strategy":{"kind":"sliding-window",'
+    b'"keep_recent_turns":1}}',
+    b'{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text",'
+    b'"text":"on it"},{"type":"tool_use","id":"c1","name":"t","input":{"k":[1,2.5,null]}}]},'
+    b'{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"done"},'
+    b'{"type":"text","text":"next"}]}],"system":"s","strategy":{"kind":"sliding-window",'
+    b'"keep_recent_turns":1},"cap":{"max_chars":2},"include_window":true}',
+)
+
+
+class Target:
+    """Both apps, the loop that serves them, and the scan's types."""
+
+    def __init__(self) -> None:
+        from app import compiled
+        from app.core.messages import Message, ToolCall
+        from app.main import create_app
+        from app.settings import Settings
+        from bench.asgi import call_asgi
+
+        if not compiled.available():
+            raise SystemExit("the compiled reader is not built: make compiled")
+        self.compiled = compiled
+        self.types = (Message, ToolCall)
+        self.fast = create_app(Settings(compiled_reader=True))
+        self.reference = create_app(Settings(compiled_reader=False))
+        self.call = call_asgi
+        self.loop = asyncio.new_event_loop()
+
+    def answer(self, app: object, body: bytes) -> tuple[int, bytes]:
+        status, _, payload = self.loop.run_until_complete(
+            self.call(app, "POST", "/v1/window/plan", body)
+        )
+        return status, INSTANCE.sub(b'"instance":""', payload)
+
+    def check(self, data: bytes) -> None:
+        fast = self.answer(self.fast, data)
+        reference = self.answer(self.reference, data)
+        assert fast == reference, (data[:400], fast, reference)
+        assert fast[0] < 500, fast
+        self.drive_scan(data)
+
+    def drive_scan(self, data: bytes) -> None:
+        try:
+            scan = self.compiled.scan(data, 64)
+        except ValueError:
+            return
+        scan.fields()
+        count = scan.message_count()
+        scan.spans()
+        scan.detection_samples()
+        if count is None:
+            return
+        for index in range(count):
+            scan.block_count(index)
+        for format_name in ("native", "openai", "anthropic"):
+            scan.read(format_name, *self.types)
+
+
+def main() -> None:
+    import atheris
+
+    from fuzz.fuzz_requests import SEEDS
+
+    with atheris.instrument_imports(include=["app"]):
+        target = Target()
+    arguments = list(sys.argv)
+    if not any(not arg.startswith("-") for arg in arguments[1:]):
+        corpus = Path(tempfile.mkdtemp(prefix="cwp-fuzz-compiled-"))
+        seeds = [seed for seed in SEEDS if b'"messages"' in seed] + list(FORMAT_SEEDS)
+        for index, seed in enumerate(seeds):
+            (corpus / f"seed-{index}").write_bytes(seed)
+        arguments += [str(corpus), f"-artifact_prefix={corpus}/"]
+        print(f"corpus and crash files: {corpus}", flush=True)
+    if not any(arg.startswith("-dict=") for arg in arguments):
+        arguments.append(f"-dict={HERE / 'json.dict'}")
+    atheris.Setup(arguments, target.check)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

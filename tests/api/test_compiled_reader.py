@@ -1,0 +1,330 @@
+"""The compiled reader against the Python path: byte-identical answers, or the same 4xx.
+
+Every body goes through two apps, one reading plan requests with the compiled reader and one in
+Python, and the two answers must be the same status and the same bytes (a 4xx problem document
+included, so the same `loc`s). Bodies: the benchmark's, every worked example of window.md, the
+plan examples of the API document, the formats' hypothesis transcripts (sent as they are, re-spaced,
+with escapes, and under `auto`), and the fuzz harness's seeds broken the ways the fuzz tests break
+them. Where the compiled path is meant to answer itself (the benchmark's bodies, the worked
+examples), the test also checks that it did, so a silent fallback cannot pass for a match. The
+compiled survey is checked against `app.core.turns.survey` on every transcript read.
+
+Without the module (not built) these tests are skipped, unless `CWP_REQUIRE_COMPILED_READER=1`
+(set by `.ci/run`), where its absence fails them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app import compiled
+from app.api.examples import PLAN_EXAMPLES
+from app.api.metrics import create_metrics
+from app.api.routes.window import scanned_plan_answer
+from app.api.scanned import Unanswered
+from app.core.turns import survey
+from app.formats import read_messages
+from app.main import create_app
+from app.settings import Settings
+from bench.asgi import call_asgi
+from bench.generate import plan_body
+from fuzz.fuzz_requests import SEEDS
+from tests.api.test_fit_http import fit_body
+from tests.core.fit_examples import FIT_EXAMPLES
+from tests.core.window_examples import WINDOW_EXAMPLES, request_body
+from tests.formats.test_properties import TRANSCRIPTS
+
+if not compiled.available():
+    if os.environ.get("CWP_REQUIRE_COMPILED_READER") == "1":
+        raise RuntimeError("the compiled reader is required here but cwp_compiled_reader is absent")
+    pytest.skip("the compiled reader is not built", allow_module_level=True)
+
+PLAN = "/v1/window/plan"
+COMPILED_APP = create_app(Settings(compiled_reader=True))
+PYTHON_APP = create_app(Settings(compiled_reader=False))
+METRICS = create_metrics()
+PROPERTIES = settings(
+    derandomize=True,
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+INSTANCE = re.compile(rb'"instance":"[0-9a-f]{32}"')
+
+
+def answer(app: Any, body: bytes) -> tuple[int, bytes, bytes | None]:
+    """(status, body, content type); a problem's `instance`, unique to each answer, blanked."""
+    status, headers, payload = asyncio.run(call_asgi(app, "POST", PLAN, body))
+    return status, INSTANCE.sub(b'"instance":""', payload), headers.get(b"content-type")
+
+
+def compiled_answers(body: bytes) -> bool:
+    """Whether the compiled path answers `body` itself (rather than handing it to Python)."""
+    try:
+        scanned_plan_answer(bytearray(body), 64, 100_000, METRICS)
+    except Unanswered:
+        return False
+    return True
+
+
+def scan_accepts(body: bytes) -> bool:
+    """Whether the scan reads `body` (it leaves integers beyond 18 digits to Python, say)."""
+    try:
+        compiled.scan(body, 64)
+    except ValueError:
+        return False
+    return True
+
+
+def assert_same_answer(body: bytes) -> int:
+    """The two apps' answers to `body` are the same bytes; returns the status."""
+    fast = answer(COMPILED_APP, body)
+    reference = answer(PYTHON_APP, body)
+    assert fast == reference, (body[:300], fast[0], fast[1][:600], reference[1][:600])
+    return fast[0]
+
+
+def respaced(body: bytes) -> bytes:
+    """The same JSON value written with whitespace and every non-ASCII character escaped."""
+    return json.dumps(orjson.loads(body), indent=1, ensure_ascii=True).encode()
+
+
+@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("messages", [50, 1_000])
+@pytest.mark.parametrize("shaped", [False, True])
+def test_benchmark_bodies_are_answered_by_the_compiled_path_byte_for_byte(
+    format_name: str, messages: int, shaped: bool
+) -> None:
+    body = plan_body(messages, format_name, shaped=shaped)
+    assert compiled_answers(body)
+    assert assert_same_answer(body) == 200
+    auto = orjson.loads(body)
+    del auto["format"]
+    assert assert_same_answer(orjson.dumps(auto)) == 200
+    assert assert_same_answer(respaced(body)) == 200
+
+
+@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("tokenizer", ["estimate", "o200k_base"])
+def test_token_counting_bodies_are_answered_by_the_compiled_path(
+    format_name: str, tokenizer: str
+) -> None:
+    """The arguments the compiled reader keeps on each call are the ones tokens count."""
+    body = orjson.loads(plan_body(1_000, format_name, tokenizer=tokenizer))
+    body["strategy"] = {"kind": "fit", "max_tokens": 60_000, "reserve_tokens": 500}
+    body["calibration"] = {"counted": 1000, "measured": {"input_tokens": 1130, "output_tokens": 9}}
+    encoded = orjson.dumps(body)
+    assert compiled_answers(encoded)
+    assert assert_same_answer(encoded) == 200
+    assert assert_same_answer(respaced(encoded)) == 200
+
+
+@pytest.mark.parametrize("example", FIT_EXAMPLES, ids=lambda example: example.name)
+@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+def test_the_fit_examples_give_the_python_answer(example: Any, format_name: str) -> None:
+    encoded = orjson.dumps(fit_body(format_name, example))
+    assert compiled_answers(encoded)
+    assert assert_same_answer(encoded) == 200
+
+
+@pytest.mark.parametrize("case", WINDOW_EXAMPLES)
+def test_worked_examples_give_the_python_answer(case: Any) -> None:
+    body = request_body(case.messages, **case.options)
+    for include in (False, True):
+        encoded = orjson.dumps({**body, "include_window": include})
+        assert compiled_answers(encoded)
+        assert assert_same_answer(encoded) == 200
+
+
+@pytest.mark.parametrize("name", sorted(PLAN_EXAMPLES))
+def test_api_plan_examples_give_the_python_answer(name: str) -> None:
+    body = orjson.dumps({**PLAN_EXAMPLES[name]["value"], "include_window": True})
+    status = assert_same_answer(body)
+    assert status == 200
+    if PLAN_EXAMPLES[name]["value"].get("format", "auto") in ("native", "openai", "anthropic"):
+        assert compiled_answers(body)
+
+
+TRANSCRIPT_CASES = st.sampled_from(sorted(TRANSCRIPTS)).flatmap(
+    lambda name: st.tuples(st.just(name), TRANSCRIPTS[name])
+)
+OPTIONS = st.fixed_dictionaries(
+    {
+        "strategy": st.fixed_dictionaries(
+            {
+                "kind": st.just("sliding-window"),
+                "keep_recent_turns": st.integers(0, 4) | st.integers(1, 3),
+            }
+        )
+    },
+    optional={
+        "keep_last_tool_results": st.integers(0, 3),
+        "include_window": st.booleans(),
+        "ledger": st.just([]),
+        "cap": st.fixed_dictionaries({"max_chars": st.integers(1, 40)}),
+        "collapse": st.just("ledger"),
+    },
+)
+
+
+@PROPERTIES
+@given(case=TRANSCRIPT_CASES, options=OPTIONS, auto=st.booleans(), spaced=st.booleans())
+def test_property_transcripts_give_the_python_answer(
+    case: tuple[str, list[Any]], options: dict[str, Any], auto: bool, spaced: bool
+) -> None:
+    format_name, messages = case
+    body: dict[str, Any] = {"messages": messages, **options}
+    if not auto:
+        body["format"] = format_name
+    encoded = orjson.dumps(body)
+    encoded = respaced(encoded) if spaced else encoded
+    if assert_same_answer(encoded) == 200:
+        assert compiled_answers(encoded)
+
+
+@PROPERTIES
+@given(case=TRANSCRIPT_CASES)
+def test_compiled_survey_is_the_python_survey(case: tuple[str, list[Any]]) -> None:
+    format_name, messages = case
+    core = read_messages(messages, format_name)
+    assert compiled.survey(core) == survey(core)
+    for cut in (0, 1, len(core) // 2):
+        assert compiled.survey(core[cut:]) == survey(core[cut:])
+
+
+def broken_seeds() -> list[bytes]:
+    """The fuzz harness's plan seeds and the corpus the fuzz tests derive from them: cut short,
+    invalid UTF-8, lone and paired surrogates, wrong types, big numbers, repeated keys, deep."""
+    rng = random.Random(5)
+    seeds = [seed for seed in SEEDS if b'"messages"' in seed]
+    out: list[bytes] = []
+    for seed in seeds:
+        out.append(seed)
+        out.extend(seed[:cut] for cut in sorted(rng.sample(range(1, len(seed)), 12)))
+        out.append(seed.replace(b'"go"', b'"g\xff"').replace(b"Find", b"F\xc3(d"))
+        out.append(seed.replace(b'"c1"', b'"c\\ud800"', 1))
+        out.append(seed.replace(b'"c1"', b'"c\\udc00"', 1))
+        out.append(seed.replace(b'"c1"', b'"c\\ud83d\\ude00"'))
+        out.append(seed.replace(b'"c1"', b'"\\u0063\\u0031"'))
+        out.append(seed.replace(b'"role"', b'"\\u0072ole"', 1))
+        out.append(seed.replace(b"{}", b'{"n":1e400}'))
+        out.append(seed.replace(b"{}", b'{"n":123456789012345678901234567890}'))
+        out.append(seed.replace(b"{}", b'{"n":-0,"f":1.5e3,"t":true,"z":null}'))
+        out.append(seed.replace(b"{}", b'{"a":1,"a":2}'))
+        out.append(seed.replace(b'"content":', b'"content":"dup","content":', 1))
+        out.append(seed.replace(b'"user"', b"7", 1))
+        out.append(seed.replace(b'"user"', b'"developer"', 1))
+        out.append(seed.replace(b'"content":"', b'"content":["x","', 1))
+        out.append(seed.replace(b'"c1"', b'""', 1))
+        out.append(seed.replace(b"{}", b"[" * 70 + b"]" * 70))
+        out.append(seed.replace(b"{}", b"[" * 40 + b"]" * 40))
+        out.append(seed.replace(b'"messages":[', b'"messages":[1,', 1))
+        out.append(
+            seed.replace(b'"messages":[', b'"messages":{"a":[', 1).replace(b"]}]", b"]}]}", 1)
+        )
+        out.append(b"  " + seed + b"\n")
+        out.append(seed + b"x")
+        out.append(b"[" + seed + b"]")
+        out.append(seed.replace(b'"content":"', b'"content":"\\/\\n\\u001f\\u001F\\u00e9', 1))
+    return out
+
+
+@pytest.mark.parametrize("body", broken_seeds())
+def test_fuzz_corpus_gives_the_python_answer(body: bytes) -> None:
+    status = assert_same_answer(body)
+    assert status < 500
+
+
+JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+    st.sampled_from(["user", "assistant", "tool", "system", "developer", "text", "tool_use"]),
+)
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "role",
+                    "content",
+                    "tool_calls",
+                    "id",
+                    "name",
+                    "arguments",
+                    "type",
+                    "text",
+                    "tool_call_id",
+                    "tool_name",
+                    "tool_use_id",
+                    "input",
+                    "injected",
+                    "not_dispatched",
+                    "function",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@PROPERTIES
+@given(
+    messages=st.lists(JSON_VALUES, max_size=6),
+    format_name=st.sampled_from(["auto", "native", "openai", "anthropic"]),
+)
+def test_arbitrary_messages_give_the_python_answer(messages: list[Any], format_name: str) -> None:
+    body = {"messages": messages, "format": format_name}
+    encoded = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    if assert_same_answer(encoded) == 200 and scan_accepts(encoded):
+        assert compiled_answers(encoded)
+
+
+@PROPERTIES
+@given(data=st.binary(max_size=200))
+def test_arbitrary_bytes_give_the_python_answer(data: bytes) -> None:
+    assert_same_answer(b'{"messages":[' + data)
+    assert_same_answer(data)
+
+
+def test_info_says_whether_the_compiled_reader_is_in_use() -> None:
+    for app, expected in ((COMPILED_APP, True), (PYTHON_APP, False)):
+        status, _, payload = asyncio.run(call_asgi(app, "GET", "/v1/info"))
+        assert status == 200
+        assert orjson.loads(payload)["compiled_reader"] == expected
+
+
+def test_the_environment_variable_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CWP_COMPILED_READER", "0")
+    assert Settings().compiled_reader is False
+    monkeypatch.setenv("CWP_COMPILED_READER", "1")
+    assert Settings().compiled_reader is True
+
+
+def test_a_body_the_scan_refuses_is_answered_by_python() -> None:
+    for body in (
+        b'{"messages":[],"x":1e400}',
+        b'{"messages":[{"role":"user","content":"\\ud800"}]}',
+    ):
+        assert not compiled_answers(body)
+        assert assert_same_answer(body) == 400
