@@ -343,6 +343,12 @@ export type Info = {
      * The tokenizers this process counts with.
      */
     tokenizers: Array<string>;
+    /**
+     * Compiled Reader
+     *
+     * Whether plan requests are read by the compiled reader (built and not turned off by CWP_COMPILED_READER); false: every request is read in Python.
+     */
+    compiled_reader: boolean;
 };
 
 /**

@@ -25,6 +25,8 @@ class Info:
         limits (InfoLimits): The limits in force, from the settings.
         defaults (InfoDefaults): The default of every option, per endpoint.
         tokenizers (list[str]): The tokenizers this process counts with.
+        compiled_reader (bool): Whether plan requests are read by the compiled reader (built and not turned off by
+            CWP_COMPILED_READER); false: every request is read in Python.
     """
 
     name: str
@@ -32,6 +34,7 @@ class Info:
     limits: InfoLimits
     defaults: InfoDefaults
     tokenizers: list[str]
+    compiled_reader: bool
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,6 +51,8 @@ class Info:
 
         tokenizers = self.tokenizers
 
+        compiled_reader = self.compiled_reader
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -57,6 +62,7 @@ class Info:
                 "limits": limits,
                 "defaults": defaults,
                 "tokenizers": tokenizers,
+                "compiled_reader": compiled_reader,
             }
         )
 
@@ -78,12 +84,15 @@ class Info:
 
         tokenizers = cast(list[str], d.pop("tokenizers"))
 
+        compiled_reader = d.pop("compiled_reader")
+
         info = cls(
             name=name,
             version=version,
             limits=limits,
             defaults=defaults,
             tokenizers=tokenizers,
+            compiled_reader=compiled_reader,
         )
 
         info.additional_properties = d
