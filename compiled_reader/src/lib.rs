@@ -15,7 +15,7 @@
 //! and the one recursive builder is bounded by the accepted depth.
 
 use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList, PySet, PyString, PyTuple};
 
@@ -406,31 +406,47 @@ fn any_within(positions: &[u32], start: u32, end: u32) -> bool {
     positions.get(first).map_or(false, |&p| p < end)
 }
 
-/// What the readers build with: the core types and shared constants, from Python.
+/// What the readers build with: the core types and shared constants, from Python. Every object
+/// is built owned (not in the GIL pool), so a temporary is freed as soon as it is used, not when
+/// the whole read is done: reading 50,000 messages should hold the messages, not their scaffolding.
 struct Kit<'py> {
     py: Python<'py>,
-    tuple_new: &'py PyAny,
-    message: &'py PyAny,
-    tool_call: &'py PyAny,
-    empty: &'py PyString,
-    no_blocks: &'py PyTuple,
+    tuple_new: PyObject,
+    message: PyObject,
+    tool_call: PyObject,
+    empty: PyObject,
+    no_blocks: PyObject,
+    roles: [PyObject; 4],
+    yes: PyObject,
+    no: PyObject,
 }
+
+const ROLES: [&str; 4] = ["user", "assistant", "tool", "system"];
 
 impl<'py> Kit<'py> {
     fn of(py: Python<'py>, message: &'py PyAny, tool_call: &'py PyAny) -> PyResult<Self> {
         Ok(Kit {
             py,
-            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?,
-            message,
-            tool_call,
-            empty: PyString::new(py, ""),
-            no_blocks: PyTuple::empty(py),
+            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?.into_py(py),
+            message: message.into_py(py),
+            tool_call: tool_call.into_py(py),
+            empty: PyString::new(py, "").into_py(py),
+            no_blocks: PyTuple::empty(py).into_py(py),
+            roles: ROLES.map(|role| PyString::new(py, role).into_py(py)),
+            yes: true.into_py(py),
+            no: false.into_py(py),
         })
     }
 
-    fn named(&self, class: &PyAny, fields: Vec<PyObject>) -> PyResult<PyObject> {
-        let fields = PyTuple::new(self.py, fields);
-        Ok(self.tuple_new.call1((class, fields))?.into_py(self.py))
+    fn flag(&self, value: bool) -> PyObject {
+        if value { self.yes.clone_ref(self.py) } else { self.no.clone_ref(self.py) }
+    }
+
+    /// `ToolCall(id, name, None, arguments)`.
+    fn tool_call(&self, id: PyObject, name: PyObject, arguments: PyObject) -> Read<PyObject> {
+        let py = self.py;
+        let fields: Py<PyTuple> = (id, name, py.None(), arguments).into_py(py);
+        self.tuple_new.call1(py, (self.tool_call.clone_ref(py), fields)).map_err(|_| Unread)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -447,21 +463,24 @@ impl<'py> Kit<'py> {
         blocks: PyObject,
     ) -> PyResult<PyObject> {
         let py = self.py;
-        self.named(
-            self.message,
-            vec![
-                PyString::new(py, role).into_py(py),
-                content,
-                calls,
-                call_id,
-                tool_name,
-                injected.into_py(py),
-                not_dispatched.into_py(py),
-                index.into_py(py),
-                blocks,
-                py.None(),
-            ],
+        let role = match ROLES.iter().position(|&known| known == role) {
+            Some(at) => self.roles[at].clone_ref(py),
+            None => PyString::new(py, role).into_py(py),
+        };
+        let fields: Py<PyTuple> = (
+            role,
+            content,
+            calls,
+            call_id,
+            tool_name,
+            self.flag(injected),
+            self.flag(not_dispatched),
+            index.into_py(py),
+            blocks,
+            py.None(),
         )
+            .into_py(py);
+        self.tuple_new.call1(py, (self.message.clone_ref(py), fields))
     }
 }
 
@@ -478,6 +497,10 @@ struct Scan {
     fields: Vec<(usize, usize)>,
     /// The tape nodes of the `messages` array's elements (the last `messages` key's).
     messages: Option<Vec<usize>>,
+    /// Each caller message's bytes and whether orjson would write them back as they are.
+    spans: Vec<(u32, u32, bool)>,
+    /// Set by `release`: each caller message's block count, once the tape is gone.
+    block_counts: Option<Vec<isize>>,
 }
 
 impl Scan {
@@ -671,9 +694,47 @@ impl Scan {
     /// `item.get(key, "")`: the arguments as sent, "" when absent.
     fn arguments<'py>(&self, kit: &Kit<'py>, object: usize, key: &[u8]) -> Read<PyObject> {
         match self.get(object, key)? {
-            None => Ok(kit.empty.into_py(kit.py)),
+            None => Ok(kit.empty.clone_ref(kit.py)),
             Some(node) => self.value(kit, node),
         }
+    }
+
+    /// How many content blocks caller message `index` holds; -1 when its content is no array.
+    fn count_blocks(&self, index: usize) -> isize {
+        let node = match self.messages.as_ref().and_then(|messages| messages.get(index)) {
+            Some(&node) => node,
+            None => return -1,
+        };
+        let content = match self.node(node).ok().filter(|n| n.kind == OBJ) {
+            Some(_) => self.get(node, b"content").ok().flatten(),
+            None => None,
+        };
+        match content {
+            Some(value) if self.node(value).map_or(false, |n| n.kind == ARR) => {
+                self.elements(value).map_or(-1, |e| e.len() as isize)
+            }
+            _ => -1,
+        }
+    }
+
+
+    fn message_spans(&self) -> Vec<(u32, u32, bool)> {
+        let messages = match &self.messages {
+            Some(messages) => messages,
+            None => return Vec::new(),
+        };
+        messages
+            .iter()
+            .map(|&index| {
+                let node = self.tape.nodes[index];
+                let (start, end) = if node.kind == STR {
+                    (node.start - 1, node.end + 1)
+                } else {
+                    (node.start, node.end)
+                };
+                (start, end, !any_within(&self.tape.uncanonical, start, end))
+            })
+            .collect()
     }
 
     /// The message's object node, or Unread when Python must read it (not an object, or a key
@@ -692,8 +753,8 @@ impl Scan {
         self.message_object(node)?;
         let role = self.plain_str(self.get(node, b"role")?)?;
         let content = match self.get(node, b"content")? {
-            None => kit.empty.into_py(py),
-            Some(value) if self.node(value)?.kind == NUL => kit.empty.into_py(py),
+            None => kit.empty.clone_ref(py),
+            Some(value) if self.node(value)?.kind == NUL => kit.empty.clone_ref(py),
             Some(value) => self.string(kit, value)?,
         };
         let injected = self.flag(self.get(node, b"injected")?, false)?;
@@ -704,7 +765,7 @@ impl Scan {
             _ => return Err(Unread),
         };
         let message = |role: &str, calls: PyObject, id: PyObject, name: PyObject, nd: bool| {
-            kit.message(role, content.clone_ref(py), calls, id, name, injected, nd, index, kit.no_blocks.into_py(py))
+            kit.message(role, content.clone_ref(py), calls, id, name, injected, nd, index, kit.no_blocks.clone_ref(py))
                 .map_err(|_| Unread)
         };
         match role {
@@ -719,7 +780,7 @@ impl Scan {
                     Some(value) => self.string(kit, value)?,
                 };
                 let not_dispatched = self.flag(self.get(node, b"not_dispatched")?, false)?;
-                message("tool", kit.no_blocks.into_py(py), call_id, name, not_dispatched)
+                message("tool", kit.no_blocks.clone_ref(py), call_id, name, not_dispatched)
             }
             b"assistant" => {
                 let mut calls = Vec::new();
@@ -732,8 +793,7 @@ impl Scan {
                         let name = self.name(kit, self.get(item, b"name")?)?;
                         let arguments = self.arguments(kit, item, b"arguments")?;
                         calls.push(
-                            kit.named(kit.tool_call, vec![call_id, name, py.None(), arguments])
-                                .map_err(|_| Unread)?,
+                            kit.tool_call(call_id, name, arguments)?,
                         );
                     }
                 }
@@ -742,7 +802,7 @@ impl Scan {
             }
             b"user" | b"system" if no_items => {
                 let role = if role == b"user" { "user" } else { "system" };
-                message(role, kit.no_blocks.into_py(py), py.None(), py.None(), false)
+                message(role, kit.no_blocks.clone_ref(py), py.None(), py.None(), false)
             }
             _ => Err(Unread),
         }
@@ -760,7 +820,7 @@ impl Scan {
         }
         let items = self.get(node, b"tool_calls")?;
         let items_absent = matches!(self.kind(items)?, 0 | NUL);
-        let no_blocks = || kit.no_blocks.into_py(py);
+        let no_blocks = || kit.no_blocks.clone_ref(py);
         let build = |role: &str, content: PyObject, calls: PyObject, id: PyObject, nd: bool| {
             kit.message(role, content, calls, id, py.None(), injected, nd, index, no_blocks())
                 .map_err(|_| Unread)
@@ -777,8 +837,8 @@ impl Scan {
             }
             b"assistant" => {
                 let content = match content {
-                    None => kit.empty.into_py(py),
-                    Some(value) if self.node(value)?.kind == NUL => kit.empty.into_py(py),
+                    None => kit.empty.clone_ref(py),
+                    Some(value) if self.node(value)?.kind == NUL => kit.empty.clone_ref(py),
                     Some(value) => self.string(kit, value)?,
                 };
                 let mut calls = Vec::new();
@@ -801,8 +861,7 @@ impl Scan {
                         let name = self.name(kit, self.get(function, b"name")?)?;
                         let arguments = self.arguments(kit, function, b"arguments")?;
                         calls.push(
-                            kit.named(kit.tool_call, vec![call_id, name, py.None(), arguments])
-                                .map_err(|_| Unread)?,
+                            kit.tool_call(call_id, name, arguments)?,
                         );
                     }
                 }
@@ -834,8 +893,8 @@ impl Scan {
                 _ => return Err(Unread),
             };
             let text = self.string(kit, content)?;
-            let blocks = kit.no_blocks.into_py(py);
-            let calls = kit.no_blocks.into_py(py);
+            let blocks = kit.no_blocks.clone_ref(py);
+            let calls = kit.no_blocks.clone_ref(py);
             return Ok(vec![kit
                 .message(role, text, calls, none(), none(), injected, false, index, blocks)
                 .map_err(|_| Unread)?]);
@@ -864,8 +923,7 @@ impl Scan {
                         let name = self.name(kit, self.get(block, b"name")?)?;
                         let input = self.arguments(kit, block, b"input")?;
                         calls.push(
-                            kit.named(kit.tool_call, vec![call_id, name, none(), input])
-                                .map_err(|_| Unread)?,
+                            kit.tool_call(call_id, name, input)?,
                         );
                     }
                     b"tool_result" => return Err(Unread),
@@ -901,12 +959,12 @@ impl Scan {
                 b"tool_result" => {
                     let call_id = self.id(kit, self.get(block, b"tool_use_id")?)?;
                     let body = match self.get(block, b"content")? {
-                        None => kit.empty.into_py(py),
+                        None => kit.empty.clone_ref(py),
                         Some(value) => self.string(kit, value)?,
                     };
                     let not_dispatched = self.flag(self.get(block, b"not_dispatched")?, false)?;
                     let positions = PyTuple::new(py, [position]).into_py(py);
-                    let calls = kit.no_blocks.into_py(py);
+                    let calls = kit.no_blocks.clone_ref(py);
                     out.push(
                         kit.message(
                             "tool", body, calls, call_id, none(), false, not_dispatched, index,
@@ -929,7 +987,7 @@ impl Scan {
             user_blocks.push(position.into_py(py));
         }
         if !user_blocks.is_empty() || blocks.is_empty() {
-            let calls = kit.no_blocks.into_py(py);
+            let calls = kit.no_blocks.clone_ref(py);
             out.push(
                 kit.message(
                     "user",
@@ -1042,7 +1100,14 @@ impl Scan {
         }
         let bytes = unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) };
         let tape = parse(bytes, max_depth).map_err(|_| PyValueError::new_err("not read"))?;
-        let mut scan = Scan { buffer, tape, fields: Vec::new(), messages: None };
+        let mut scan = Scan {
+            buffer,
+            tape,
+            fields: Vec::new(),
+            messages: None,
+            spans: Vec::new(),
+            block_counts: None,
+        };
         let end = scan.tape.nodes[0].next as usize;
         let mut at = 1;
         let mut messages = None;
@@ -1060,7 +1125,27 @@ impl Scan {
                 scan.messages = scan.elements(value).ok();
             }
         }
+        scan.spans = scan.message_spans();
         Ok(scan)
+    }
+
+    /// Let the tape go (the messages are read; the window needs only the spans and block
+    /// counts): planning a large body should not hold its tape as well. Reading stops here.
+    fn release(&mut self) {
+        let count = self.spans.len();
+        self.block_counts = Some((0..count).map(|index| self.count_blocks(index)).collect());
+        self.tape = Tape { nodes: Vec::new(), uncanonical: Vec::new(), escaped_keys: Vec::new() };
+        self.fields = Vec::new();
+    }
+
+    /// Caller message `index`'s (start, end) bytes and whether orjson would write them back as
+    /// they are.
+    fn span(&self, index: usize) -> PyResult<(usize, usize, bool)> {
+        let &(start, end, canonical) = self
+            .spans
+            .get(index)
+            .ok_or_else(|| PyIndexError::new_err("no such message"))?;
+        Ok((start as usize, end as usize, canonical))
     }
 
     /// The top-level fields in order: (key, start, end) of each value's bytes.
@@ -1085,45 +1170,18 @@ impl Scan {
         self.messages.as_ref().map(Vec::len)
     }
 
-    /// Each caller message's (start, end) bytes and whether orjson would write it back as is.
+    /// Every caller message's `span`, in order.
     fn spans(&self) -> Vec<(usize, usize, bool)> {
-        let messages = match &self.messages {
-            Some(messages) => messages,
-            None => return Vec::new(),
-        };
-        messages
-            .iter()
-            .map(|&index| {
-                let node = self.tape.nodes[index];
-                let (start, end) = if node.kind == STR {
-                    (node.start - 1, node.end + 1)
-                } else {
-                    (node.start, node.end)
-                };
-                let canonical = !any_within(&self.tape.uncanonical, start, end);
-                (start as usize, end as usize, canonical)
-            })
-            .collect()
+        self.spans.iter().map(|&(start, end, canonical)| (start as usize, end as usize, canonical)).collect()
     }
 
     /// How many content blocks caller message `index` holds; -1 when its content is no array.
     fn block_count(&self, index: usize) -> isize {
-        let node = match self.messages.as_ref().and_then(|messages| messages.get(index)) {
-            Some(&node) => node,
-            None => return -1,
-        };
-        let content = match self.node(node).ok().filter(|n| n.kind == OBJ) {
-            Some(_) => self.get(node, b"content").ok().flatten(),
-            None => None,
-        };
-        match content {
-            Some(value) if self.tape.nodes[value].kind == ARR => {
-                self.elements(value).map_or(-1, |e| e.len() as isize)
-            }
-            _ => -1,
+        match &self.block_counts {
+            Some(counts) => counts.get(index).copied().unwrap_or(-1),
+            None => self.count_blocks(index),
         }
     }
-
     /// The first message of each distinct detection signature, in order.
     fn detection_samples(&self) -> Vec<usize> {
         let messages = match &self.messages {
@@ -1152,6 +1210,9 @@ impl Scan {
         message: &PyAny,
         tool_call: &PyAny,
     ) -> PyResult<PyObject> {
+        if self.block_counts.is_some() {
+            return Err(PyValueError::new_err("released"));
+        }
         let kit = Kit::of(py, message, tool_call)?;
         let messages = self.messages.as_ref().ok_or_else(|| PyValueError::new_err("no messages"))?;
         let out = PyList::empty(py);
