@@ -14,6 +14,9 @@
 //! into the body or the tape is bounds-checked; the parser keeps its own stack (no recursion),
 //! and the one recursive builder is bounded by the accepted depth.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -419,7 +422,14 @@ struct Kit<'py> {
     roles: [PyObject; 4],
     yes: PyObject,
     no: PyObject,
+    /// Short strings already built (tool names, argument keys, ids): one object for each
+    /// text, as orjson shares its dict keys, instead of one per occurrence.
+    short: RefCell<HashMap<Vec<u8>, PyObject>>,
 }
+
+/// The longest string `Kit::short` shares, and how many it keeps.
+const SHORT_TEXT: usize = 32;
+const SHORT_KEPT: usize = 4096;
 
 const ROLES: [&str; 4] = ["user", "assistant", "tool", "system"];
 
@@ -435,7 +445,25 @@ impl<'py> Kit<'py> {
             roles: ROLES.map(|role| PyString::new(py, role).into_py(py)),
             yes: true.into_py(py),
             no: false.into_py(py),
+            short: RefCell::new(HashMap::new()),
         })
+    }
+
+    /// The string `text`, shared with its earlier occurrences when it is short.
+    fn text(&self, text: &str) -> PyObject {
+        let py = self.py;
+        if text.len() > SHORT_TEXT {
+            return PyString::new(py, text).into_py(py);
+        }
+        let mut short = self.short.borrow_mut();
+        if let Some(found) = short.get(text.as_bytes()) {
+            return found.clone_ref(py);
+        }
+        let made: PyObject = PyString::new(py, text).into_py(py);
+        if short.len() < SHORT_KEPT {
+            short.insert(text.as_bytes().to_vec(), made.clone_ref(py));
+        }
+        made
     }
 
     fn flag(&self, value: bool) -> PyObject {
@@ -619,12 +647,11 @@ impl Scan {
             return Err(Unread);
         }
         if node.flags & ESCAPED == 0 {
-            let text = self.text(node.start, node.end)?;
-            return Ok(PyString::new(kit.py, text).into_py(kit.py));
+            return Ok(kit.text(self.text(node.start, node.end)?));
         }
         let mut out = String::new();
         self.decode_into(node, &mut out)?;
-        Ok(PyString::new(kit.py, &out).into_py(kit.py))
+        Ok(kit.text(&out))
     }
 
     /// A non-empty string (an id), or Unread.
@@ -1255,16 +1282,19 @@ fn survey(
 ) -> PyResult<PyObject> {
     let tuple_new = py.get_type::<PyTuple>().getattr("__new__")?;
     let frozenset = py.get_type::<PyFrozenSet>();
-    let segments = PyList::empty(py);
+    let tuple_new: PyObject = tuple_new.into_py(py);
+    let segment: PyObject = segment.into_py(py);
+    let mut segments: Vec<PyObject> = Vec::new();
     let callers = PyList::empty(py);
     let span_ends = PyDict::new(py);
     let answered = PySet::empty(py)?;
     let system_turns = PySet::empty(py)?;
     let calls_by_turn = PyDict::new(py);
     let call_names = PyDict::new(py);
-    let segment_of = |turn: i64, start: usize, end: usize, size: usize| -> PyResult<()> {
-        let fields = PyTuple::new(py, [turn.into_py(py), start.into_py(py), end.into_py(py), size.into_py(py)]);
-        segments.append(tuple_new.call1((segment, fields))?)
+    // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
+    let segment_of = |turn: i64, start: usize, end: usize, size: usize| -> PyResult<PyObject> {
+        let fields: Py<PyTuple> = (turn, start, end, size).into_py(py);
+        tuple_new.call1(py, (segment.clone_ref(py), fields))
     };
     let mut turn: i64 = -1;
     let mut start = 0usize;
@@ -1279,7 +1309,7 @@ fn survey(
         let is_tool = role == "tool";
         if !is_tool || turn < 0 {
             if turn >= 0 {
-                segment_of(turn, start, position, size)?;
+                segments.push(segment_of(turn, start, position, size)?);
             }
             turn += 1;
             start = position;
@@ -1330,12 +1360,12 @@ fn survey(
         }
     }
     if count > 0 {
-        segment_of(turn, start, count, size)?;
+        segments.push(segment_of(turn, start, count, size)?);
     }
     let fields = PyTuple::new(
         py,
         [
-            PyTuple::new(py, segments.iter()).into_py(py),
+            PyTuple::new(py, segments).into_py(py),
             callers.into_py(py),
             span_ends.into_py(py),
             frozenset.call1((answered,))?.into_py(py),
@@ -1344,7 +1374,7 @@ fn survey(
             call_names.into_py(py),
         ],
     );
-    Ok(tuple_new.call1((survey, fields))?.into_py(py))
+    tuple_new.call1(py, (survey, fields))
 }
 
 #[pymodule]
