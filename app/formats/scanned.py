@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from app.core.messages import Message, ToolCall
+from app.core.turns import Segment, Survey
 from app.errors import InvalidRequest
 from app.formats import anthropic, native, openai
 from app.formats.detect import detect_format
@@ -43,6 +44,9 @@ class ScannedMessages(Sequence[Any]):
         self.view = memoryview(body)
         self.size: int = scan.message_count() or 0
         self.parsed: dict[int, Any] = {}
+        # `app.core.turns.survey` of the core messages `read` returned, when the module read them
+        # all (and so surveyed them as it built them).
+        self.survey: Survey | None = None
 
     def __len__(self) -> int:
         return self.size
@@ -81,9 +85,9 @@ class ScannedMessages(Sequence[Any]):
         message or the format is not read here."""
         if format_name not in SCANNED_FORMATS:
             raise Unanswered
-        read = self.scan.read(format_name, Message, ToolCall)
+        read, self.survey = self.scan.read_surveyed(format_name, Message, ToolCall, Segment, Survey)
         self.scan.release()  # read once: the window needs only the spans and block counts
-        if all(type(item) is not int for item in read):
+        if self.survey is not None:  # every caller message read by the module
             return read  # type: ignore[no-any-return]
         messages: list[Message] = []
         for item in read:

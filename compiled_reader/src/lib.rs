@@ -425,6 +425,10 @@ struct Kit<'py> {
     /// Short strings already built (tool names, argument keys, ids): one object for each
     /// text, as orjson shares its dict keys, instead of one per occurrence.
     short: RefCell<HashMap<Vec<u8>, PyObject>>,
+    /// The survey of the messages built, while every caller message is read here.
+    surveyor: RefCell<Option<Surveyor<'py>>>,
+    /// The (id, name) of the calls built since the last message, for the surveyor.
+    pending_calls: RefCell<Vec<(PyObject, PyObject)>>,
 }
 
 /// The longest string `Kit::short` shares, and how many it keeps.
@@ -446,6 +450,8 @@ impl<'py> Kit<'py> {
             yes: true.into_py(py),
             no: false.into_py(py),
             short: RefCell::new(HashMap::new()),
+            surveyor: RefCell::new(None),
+            pending_calls: RefCell::new(Vec::new()),
         })
     }
 
@@ -473,6 +479,9 @@ impl<'py> Kit<'py> {
     /// `ToolCall(id, name, None, arguments)`.
     fn tool_call(&self, id: PyObject, name: PyObject, arguments: PyObject) -> Read<PyObject> {
         let py = self.py;
+        if self.surveyor.borrow().is_some() {
+            self.pending_calls.borrow_mut().push((id.clone_ref(py), name.clone_ref(py)));
+        }
         let fields: Py<PyTuple> = (id, name, py.None(), arguments).into_py(py);
         self.tuple_new.call1(py, (self.tool_call.clone_ref(py), fields)).map_err(|_| Unread)
     }
@@ -491,6 +500,18 @@ impl<'py> Kit<'py> {
         blocks: PyObject,
     ) -> PyResult<PyObject> {
         let py = self.py;
+        let index: PyObject = index.into_py(py);
+        let mut surveyor = self.surveyor.borrow_mut();
+        if let Some(found) = surveyor.as_mut() {
+            let made = std::mem::take(&mut *self.pending_calls.borrow_mut());
+            let added = content.as_ref(py).len().and_then(|size| {
+                found.add(role, size, Some(index.as_ref(py)), None, call_id.as_ref(py), &made)
+            });
+            if added.is_err() {
+                *surveyor = None;
+            }
+        }
+        drop(surveyor);
         let role = match ROLES.iter().position(|&known| known == role) {
             Some(at) => self.roles[at].clone_ref(py),
             None => PyString::new(py, role).into_py(py),
@@ -503,7 +524,7 @@ impl<'py> Kit<'py> {
             tool_name,
             self.flag(injected),
             self.flag(not_dispatched),
-            index.into_py(py),
+            index,
             blocks,
             py.None(),
         )
@@ -1237,17 +1258,45 @@ impl Scan {
         message: &PyAny,
         tool_call: &PyAny,
     ) -> PyResult<PyObject> {
+        let kit = Kit::of(py, message, tool_call)?;
+        self.read_with(&kit, format)
+    }
+
+    /// `read`, and `app.core.turns.survey` of the messages read (built as `survey` of
+    /// `segment`s) when every caller message was read here, else None.
+    fn read_surveyed(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        message: &PyAny,
+        tool_call: &PyAny,
+        segment: &PyAny,
+        survey: &PyAny,
+    ) -> PyResult<(PyObject, PyObject)> {
+        let kit = Kit::of(py, message, tool_call)?;
+        *kit.surveyor.borrow_mut() = Some(Surveyor::new(py, segment)?);
+        let read = self.read_with(&kit, format)?;
+        let surveyed = match kit.surveyor.borrow_mut().take() {
+            Some(surveyor) => surveyor.finish(survey)?,
+            None => py.None(),
+        };
+        Ok((read, surveyed))
+    }
+}
+
+impl Scan {
+    fn read_with(&self, kit: &Kit<'_>, format: &str) -> PyResult<PyObject> {
+        let py = kit.py;
         if self.block_counts.is_some() {
             return Err(PyValueError::new_err("released"));
         }
-        let kit = Kit::of(py, message, tool_call)?;
         let messages = self.messages.as_ref().ok_or_else(|| PyValueError::new_err("no messages"))?;
         let out = PyList::empty(py);
         for (index, &node) in messages.iter().enumerate() {
             let read = match format {
-                "native" => self.native(&kit, node, index).map(|m| vec![m]),
-                "openai" => self.openai(&kit, node, index).map(|m| vec![m]),
-                "anthropic" => self.anthropic(&kit, node, index),
+                "native" => self.native(kit, node, index).map(|m| vec![m]),
+                "openai" => self.openai(kit, node, index).map(|m| vec![m]),
+                "anthropic" => self.anthropic(kit, node, index),
                 _ => return Err(PyValueError::new_err("format not read here")),
             };
             match read {
@@ -1256,7 +1305,12 @@ impl Scan {
                         out.append(item)?;
                     }
                 }
-                Err(Unread) => out.append(index)?,
+                Err(Unread) => {
+                    // The survey counts positions: with a message read in Python it is the
+                    // Python side's to take.
+                    *kit.surveyor.borrow_mut() = None;
+                    out.append(index)?;
+                }
             }
         }
         Ok(out.into_py(py))
@@ -1272,6 +1326,139 @@ fn hex4(bytes: &[u8], at: usize) -> Read<u32> {
     Ok(code)
 }
 
+/// `app.core.turns.survey`, gathered one core message at a time (by `survey` from the messages'
+/// fields, or by `Scan::read` as it builds them).
+struct Surveyor<'py> {
+    py: Python<'py>,
+    tuple_new: PyObject,
+    segment: PyObject,
+    segments: Vec<PyObject>,
+    callers: &'py PyList,
+    span_ends: &'py PyDict,
+    answered: &'py PySet,
+    system_turns: &'py PySet,
+    calls_by_turn: &'py PyDict,
+    call_names: &'py PyDict,
+    /// The call ids of the current turn (turns only go forward, so this is the one to add to).
+    turn_calls: Option<&'py PyList>,
+    turn: i64,
+    start: usize,
+    size: usize,
+    count: usize,
+}
+
+impl<'py> Surveyor<'py> {
+    fn new(py: Python<'py>, segment: &PyAny) -> PyResult<Self> {
+        Ok(Surveyor {
+            py,
+            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?.into_py(py),
+            segment: segment.into_py(py),
+            segments: Vec::new(),
+            callers: PyList::empty(py),
+            span_ends: PyDict::new(py),
+            answered: PySet::empty(py)?,
+            system_turns: PySet::empty(py)?,
+            calls_by_turn: PyDict::new(py),
+            call_names: PyDict::new(py),
+            turn_calls: None,
+            turn: -1,
+            start: 0,
+            size: 0,
+            count: 0,
+        })
+    }
+
+    // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
+    fn close_segment(&mut self, end: usize) -> PyResult<()> {
+        let py = self.py;
+        let fields: Py<PyTuple> = (self.turn, self.start, end, self.size).into_py(py);
+        let made = self.tuple_new.call1(py, (self.segment.clone_ref(py), fields))?;
+        self.segments.push(made);
+        Ok(())
+    }
+
+    /// The next core message: its role, content length, `source` (None for its own position),
+    /// `source_end`, `tool_call_id` and the (id, name) of each of its `tool_calls`.
+    fn add(
+        &mut self,
+        role: &str,
+        size: usize,
+        source: Option<&PyAny>,
+        source_end: Option<&PyAny>,
+        call_id: &PyAny,
+        calls: &[(PyObject, PyObject)],
+    ) -> PyResult<()> {
+        let py = self.py;
+        let position = self.count;
+        self.count += 1;
+        let is_tool = role == "tool";
+        if !is_tool || self.turn < 0 {
+            if self.turn >= 0 {
+                self.close_segment(position)?;
+            }
+            self.turn += 1;
+            self.turn_calls = None;
+            self.start = position;
+            self.size = 0;
+        }
+        self.size += size;
+        match source {
+            None => self.callers.append(position)?,
+            Some(source) => self.callers.append(source)?,
+        }
+        if let Some(source_end) = source_end {
+            self.span_ends.set_item(position, source_end)?;
+        }
+        if is_tool {
+            if call_id.is_true()? {
+                self.answered.add(call_id)?;
+            }
+        } else if role == "system" {
+            self.system_turns.add(self.turn)?;
+        } else if !calls.is_empty() {
+            let made = match self.turn_calls {
+                Some(found) => found,
+                None => {
+                    let fresh = PyList::empty(py);
+                    self.calls_by_turn.set_item(self.turn, fresh)?;
+                    self.turn_calls = Some(fresh);
+                    fresh
+                }
+            };
+            for (id, _) in calls {
+                made.append(id)?;
+            }
+            for (id, name) in calls {
+                if name.as_ref(py).is_true()? && !self.call_names.contains(id)? {
+                    self.call_names.set_item(id, name)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, survey: &PyAny) -> PyResult<PyObject> {
+        let py = self.py;
+        if self.count > 0 {
+            self.close_segment(self.count)?;
+        }
+        let frozenset = py.get_type::<PyFrozenSet>();
+        let fields = PyTuple::new(
+            py,
+            [
+                PyTuple::new(py, self.segments).into_py(py),
+                self.callers.into_py(py),
+                self.span_ends.into_py(py),
+                frozenset.call1((self.answered,))?.into_py(py),
+                frozenset.call1((self.system_turns,))?.into_py(py),
+                self.calls_by_turn.into_py(py),
+                self.call_names.into_py(py),
+            ],
+        );
+        self.tuple_new.call1(py, (survey, fields))
+    }
+}
+
 /// `app.core.turns.survey` over core messages (any list of `Message`), built as its `Survey`.
 #[pyfunction]
 fn survey(
@@ -1280,101 +1467,31 @@ fn survey(
     segment: &PyAny,
     survey: &PyAny,
 ) -> PyResult<PyObject> {
-    let tuple_new = py.get_type::<PyTuple>().getattr("__new__")?;
-    let frozenset = py.get_type::<PyFrozenSet>();
-    let tuple_new: PyObject = tuple_new.into_py(py);
-    let segment: PyObject = segment.into_py(py);
-    let mut segments: Vec<PyObject> = Vec::new();
-    let callers = PyList::empty(py);
-    let span_ends = PyDict::new(py);
-    let answered = PySet::empty(py)?;
-    let system_turns = PySet::empty(py)?;
-    let calls_by_turn = PyDict::new(py);
-    let call_names = PyDict::new(py);
-    // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
-    let segment_of = |turn: i64, start: usize, end: usize, size: usize| -> PyResult<PyObject> {
-        let fields: Py<PyTuple> = (turn, start, end, size).into_py(py);
-        tuple_new.call1(py, (segment.clone_ref(py), fields))
-    };
-    let mut turn: i64 = -1;
-    let mut start = 0usize;
-    let mut size = 0usize;
-    let mut count = 0usize;
-    for (position, item) in messages.iter()?.enumerate() {
+    let mut surveyor = Surveyor::new(py, segment)?;
+    let mut calls: Vec<(PyObject, PyObject)> = Vec::new();
+    for item in messages.iter()? {
         let message: &PyTuple = item?.downcast()?;
-        count = position + 1;
-        let role_object = message.get_item(0)?;
-        let role: &PyString = role_object.downcast()?;
-        let role = role.to_str()?;
-        let is_tool = role == "tool";
-        if !is_tool || turn < 0 {
-            if turn >= 0 {
-                segments.push(segment_of(turn, start, position, size)?);
-            }
-            turn += 1;
-            start = position;
-            size = 0;
-        }
-        size += message.get_item(1)?.len()?;
+        let role: &PyString = message.get_item(0)?.downcast()?;
         let source = message.get_item(7)?;
-        if source.is_none() {
-            callers.append(position)?;
-        } else {
-            callers.append(source)?;
-        }
         let source_end = message.get_item(9)?;
-        if !source_end.is_none() {
-            span_ends.set_item(position, source_end)?;
-        }
-        if is_tool {
-            let call_id = message.get_item(3)?;
-            if call_id.is_true()? {
-                answered.add(call_id)?;
-            }
-        } else if role == "system" {
-            system_turns.add(turn)?;
-        } else {
-            let calls = message.get_item(2)?;
-            if calls.is_true()? {
-                let made = match calls_by_turn.get_item(turn) {
-                    Some(found) => found.downcast::<PyList>()?,
-                    None => {
-                        let fresh = PyList::empty(py);
-                        calls_by_turn.set_item(turn, fresh)?;
-                        fresh
-                    }
-                };
-                for call in calls.iter()? {
-                    let call: &PyTuple = call?.downcast()?;
-                    let id = call.get_item(0)?;
-                    made.append(id)?;
-                }
-                for call in calls.iter()? {
-                    let call: &PyTuple = call?.downcast()?;
-                    let (id, name) = (call.get_item(0)?, call.get_item(1)?);
-                    if name.is_true()? && !call_names.contains(id)? {
-                        call_names.set_item(id, name)?;
-                    }
-                }
+        calls.clear();
+        let made = message.get_item(2)?;
+        if made.is_true()? {
+            for call in made.iter()? {
+                let call: &PyTuple = call?.downcast()?;
+                calls.push((call.get_item(0)?.into_py(py), call.get_item(1)?.into_py(py)));
             }
         }
+        surveyor.add(
+            role.to_str()?,
+            message.get_item(1)?.len()?,
+            Some(source).filter(|found| !found.is_none()),
+            Some(source_end).filter(|found| !found.is_none()),
+            message.get_item(3)?,
+            &calls,
+        )?;
     }
-    if count > 0 {
-        segments.push(segment_of(turn, start, count, size)?);
-    }
-    let fields = PyTuple::new(
-        py,
-        [
-            PyTuple::new(py, segments).into_py(py),
-            callers.into_py(py),
-            span_ends.into_py(py),
-            frozenset.call1((answered,))?.into_py(py),
-            frozenset.call1((system_turns,))?.into_py(py),
-            calls_by_turn.into_py(py),
-            call_names.into_py(py),
-        ],
-    );
-    tuple_new.call1(py, (survey, fields))
+    surveyor.finish(survey)
 }
 
 #[pymodule]
