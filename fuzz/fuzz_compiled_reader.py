@@ -44,6 +44,7 @@ class Target:
     def __init__(self) -> None:
         from app import compiled
         from app.core.messages import Message, ToolCall
+        from app.core.turns import Segment, Survey
         from app.main import create_app
         from app.settings import Settings
         from bench.asgi import call_asgi
@@ -52,6 +53,7 @@ class Target:
             raise SystemExit("the compiled reader is not built: make compiled")
         self.compiled = compiled
         self.types = (Message, ToolCall)
+        self.survey_types = (Segment, Survey)
         self.fast = create_app(Settings(compiled_reader=True))
         self.reference = create_app(Settings(compiled_reader=False))
         self.call = call_asgi
@@ -85,6 +87,11 @@ class Target:
             scan.block_count(index)
         for format_name in ("native", "openai", "anthropic"):
             scan.read(format_name, *self.types)
+            scan.read_surveyed(format_name, *self.types, *self.survey_types)
+        scan.release()
+        for index in range(count):
+            scan.block_count(index)
+            scan.span(index)
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from app.core.messages import Message, ToolCall
+from app.core.turns import Segment, Survey
 from app.errors import InvalidRequest
 from app.formats import anthropic, native, openai
 from app.formats.detect import detect_format
@@ -41,28 +42,31 @@ class ScannedMessages(Sequence[Any]):
     def __init__(self, body: bytes | bytearray, scan: Any) -> None:
         self.scan = scan
         self.view = memoryview(body)
-        self.spans: list[tuple[int, int, bool]] = scan.spans()
+        self.size: int = scan.message_count() or 0
         self.parsed: dict[int, Any] = {}
+        # `app.core.turns.survey` of the core messages `read` returned, when the module read them
+        # all (and so surveyed them as it built them).
+        self.survey: Survey | None = None
 
     def __len__(self) -> int:
-        return len(self.spans)
+        return self.size
 
     def __getitem__(self, index: Any) -> Any:
         if not isinstance(index, int):
             raise TypeError("a scanned message is read by its index")
         found = self.parsed.get(index)
         if found is None:
-            start, end, _ = self.spans[index]
+            start, end, _ = self.scan.span(index)
             found = self.parsed[index] = orjson.loads(self.view[start:end])
         return found
 
     def __iter__(self) -> Iterator[Any]:
-        return (self[index] for index in range(len(self.spans)))
+        return (self[index] for index in range(self.size))
 
     def verbatim(self, index: int) -> Any:
         """Caller message `index` as the window carries it: its own bytes when orjson would write
         them so, else its parsed value (which orjson writes as the Python path does)."""
-        start, end, canonical = self.spans[index]
+        start, end, canonical = self.scan.span(index)
         if canonical and index not in self.parsed:
             return orjson.Fragment(self.view[start:end].tobytes())
         return self[index]
@@ -81,8 +85,9 @@ class ScannedMessages(Sequence[Any]):
         message or the format is not read here."""
         if format_name not in SCANNED_FORMATS:
             raise Unanswered
-        read = self.scan.read(format_name, Message, ToolCall)
-        if all(type(item) is not int for item in read):
+        read, self.survey = self.scan.read_surveyed(format_name, Message, ToolCall, Segment, Survey)
+        self.scan.release()  # read once: the window needs only the spans and block counts
+        if self.survey is not None:  # every caller message read by the module
             return read  # type: ignore[no-any-return]
         messages: list[Message] = []
         for item in read:
@@ -127,7 +132,7 @@ class ScannedMessages(Sequence[Any]):
         if format_name == "anthropic":
             return self.block_window(core, removed, notice, texts)
         dialect = ONE_TO_ONE[format_name]
-        count = len(self.spans)
+        count = self.size
         positions: Iterator[int | None] = iter(range(count))
         if removed is not None:
             start, end = removed
@@ -164,7 +169,7 @@ class ScannedMessages(Sequence[Any]):
             for position in message.blocks:
                 blocks[position] = anthropic.result_with_text(blocks[position], text)
         if removed is None:
-            return [shaped.get(i) or self.verbatim(i) for i in range(len(self.spans))]
+            return [shaped.get(i) or self.verbatim(i) for i in range(self.size)]
         start, end = removed
         notice_positions = () if notice is None else (anthropic.NOTICE_POSITION,)
         positions = chain(range(start), notice_positions, range(end, len(core)))

@@ -14,8 +14,11 @@
 //! into the body or the tape is bounds-checked; the parser keeps its own stack (no recursion),
 //! and the one recursive builder is bounded by the accepted depth.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList, PySet, PyString, PyTuple};
 
@@ -406,31 +409,81 @@ fn any_within(positions: &[u32], start: u32, end: u32) -> bool {
     positions.get(first).map_or(false, |&p| p < end)
 }
 
-/// What the readers build with: the core types and shared constants, from Python.
+/// What the readers build with: the core types and shared constants, from Python. Every object
+/// is built owned (not in the GIL pool), so a temporary is freed as soon as it is used, not when
+/// the whole read is done: reading 50,000 messages should hold the messages, not their scaffolding.
 struct Kit<'py> {
     py: Python<'py>,
-    tuple_new: &'py PyAny,
-    message: &'py PyAny,
-    tool_call: &'py PyAny,
-    empty: &'py PyString,
-    no_blocks: &'py PyTuple,
+    tuple_new: PyObject,
+    message: PyObject,
+    tool_call: PyObject,
+    empty: PyObject,
+    no_blocks: PyObject,
+    roles: [PyObject; 4],
+    yes: PyObject,
+    no: PyObject,
+    /// Short strings already built (tool names, argument keys, ids): one object for each
+    /// text, as orjson shares its dict keys, instead of one per occurrence.
+    short: RefCell<HashMap<Vec<u8>, PyObject>>,
+    /// The survey of the messages built, while every caller message is read here.
+    surveyor: RefCell<Option<Surveyor<'py>>>,
+    /// The (id, name) of the calls built since the last message, for the surveyor.
+    pending_calls: RefCell<Vec<(PyObject, PyObject)>>,
 }
+
+/// The longest string `Kit::short` shares, and how many it keeps.
+const SHORT_TEXT: usize = 32;
+const SHORT_KEPT: usize = 4096;
+
+const ROLES: [&str; 4] = ["user", "assistant", "tool", "system"];
 
 impl<'py> Kit<'py> {
     fn of(py: Python<'py>, message: &'py PyAny, tool_call: &'py PyAny) -> PyResult<Self> {
         Ok(Kit {
             py,
-            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?,
-            message,
-            tool_call,
-            empty: PyString::new(py, ""),
-            no_blocks: PyTuple::empty(py),
+            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?.into_py(py),
+            message: message.into_py(py),
+            tool_call: tool_call.into_py(py),
+            empty: PyString::new(py, "").into_py(py),
+            no_blocks: PyTuple::empty(py).into_py(py),
+            roles: ROLES.map(|role| PyString::new(py, role).into_py(py)),
+            yes: true.into_py(py),
+            no: false.into_py(py),
+            short: RefCell::new(HashMap::new()),
+            surveyor: RefCell::new(None),
+            pending_calls: RefCell::new(Vec::new()),
         })
     }
 
-    fn named(&self, class: &PyAny, fields: Vec<PyObject>) -> PyResult<PyObject> {
-        let fields = PyTuple::new(self.py, fields);
-        Ok(self.tuple_new.call1((class, fields))?.into_py(self.py))
+    /// The string `text`, shared with its earlier occurrences when it is short.
+    fn text(&self, text: &str) -> PyObject {
+        let py = self.py;
+        if text.len() > SHORT_TEXT {
+            return PyString::new(py, text).into_py(py);
+        }
+        let mut short = self.short.borrow_mut();
+        if let Some(found) = short.get(text.as_bytes()) {
+            return found.clone_ref(py);
+        }
+        let made: PyObject = PyString::new(py, text).into_py(py);
+        if short.len() < SHORT_KEPT {
+            short.insert(text.as_bytes().to_vec(), made.clone_ref(py));
+        }
+        made
+    }
+
+    fn flag(&self, value: bool) -> PyObject {
+        if value { self.yes.clone_ref(self.py) } else { self.no.clone_ref(self.py) }
+    }
+
+    /// `ToolCall(id, name, None, arguments)`.
+    fn tool_call(&self, id: PyObject, name: PyObject, arguments: PyObject) -> Read<PyObject> {
+        let py = self.py;
+        if self.surveyor.borrow().is_some() {
+            self.pending_calls.borrow_mut().push((id.clone_ref(py), name.clone_ref(py)));
+        }
+        let fields: Py<PyTuple> = (id, name, py.None(), arguments).into_py(py);
+        self.tuple_new.call1(py, (self.tool_call.clone_ref(py), fields)).map_err(|_| Unread)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -447,21 +500,36 @@ impl<'py> Kit<'py> {
         blocks: PyObject,
     ) -> PyResult<PyObject> {
         let py = self.py;
-        self.named(
-            self.message,
-            vec![
-                PyString::new(py, role).into_py(py),
-                content,
-                calls,
-                call_id,
-                tool_name,
-                injected.into_py(py),
-                not_dispatched.into_py(py),
-                index.into_py(py),
-                blocks,
-                py.None(),
-            ],
+        let index: PyObject = index.into_py(py);
+        let mut surveyor = self.surveyor.borrow_mut();
+        if let Some(found) = surveyor.as_mut() {
+            let made = std::mem::take(&mut *self.pending_calls.borrow_mut());
+            let added = content.as_ref(py).len().and_then(|size| {
+                found.add(role, size, Some(index.as_ref(py)), None, call_id.as_ref(py), &made)
+            });
+            if added.is_err() {
+                *surveyor = None;
+            }
+        }
+        drop(surveyor);
+        let role = match ROLES.iter().position(|&known| known == role) {
+            Some(at) => self.roles[at].clone_ref(py),
+            None => PyString::new(py, role).into_py(py),
+        };
+        let fields: Py<PyTuple> = (
+            role,
+            content,
+            calls,
+            call_id,
+            tool_name,
+            self.flag(injected),
+            self.flag(not_dispatched),
+            index,
+            blocks,
+            py.None(),
         )
+            .into_py(py);
+        self.tuple_new.call1(py, (self.message.clone_ref(py), fields))
     }
 }
 
@@ -478,6 +546,10 @@ struct Scan {
     fields: Vec<(usize, usize)>,
     /// The tape nodes of the `messages` array's elements (the last `messages` key's).
     messages: Option<Vec<usize>>,
+    /// Each caller message's bytes and whether orjson would write them back as they are.
+    spans: Vec<(u32, u32, bool)>,
+    /// Set by `release`: each caller message's block count, once the tape is gone.
+    block_counts: Option<Vec<isize>>,
 }
 
 impl Scan {
@@ -596,12 +668,11 @@ impl Scan {
             return Err(Unread);
         }
         if node.flags & ESCAPED == 0 {
-            let text = self.text(node.start, node.end)?;
-            return Ok(PyString::new(kit.py, text).into_py(kit.py));
+            return Ok(kit.text(self.text(node.start, node.end)?));
         }
         let mut out = String::new();
         self.decode_into(node, &mut out)?;
-        Ok(PyString::new(kit.py, &out).into_py(kit.py))
+        Ok(kit.text(&out))
     }
 
     /// A non-empty string (an id), or Unread.
@@ -671,9 +742,47 @@ impl Scan {
     /// `item.get(key, "")`: the arguments as sent, "" when absent.
     fn arguments<'py>(&self, kit: &Kit<'py>, object: usize, key: &[u8]) -> Read<PyObject> {
         match self.get(object, key)? {
-            None => Ok(kit.empty.into_py(kit.py)),
+            None => Ok(kit.empty.clone_ref(kit.py)),
             Some(node) => self.value(kit, node),
         }
+    }
+
+    /// How many content blocks caller message `index` holds; -1 when its content is no array.
+    fn count_blocks(&self, index: usize) -> isize {
+        let node = match self.messages.as_ref().and_then(|messages| messages.get(index)) {
+            Some(&node) => node,
+            None => return -1,
+        };
+        let content = match self.node(node).ok().filter(|n| n.kind == OBJ) {
+            Some(_) => self.get(node, b"content").ok().flatten(),
+            None => None,
+        };
+        match content {
+            Some(value) if self.node(value).map_or(false, |n| n.kind == ARR) => {
+                self.elements(value).map_or(-1, |e| e.len() as isize)
+            }
+            _ => -1,
+        }
+    }
+
+
+    fn message_spans(&self) -> Vec<(u32, u32, bool)> {
+        let messages = match &self.messages {
+            Some(messages) => messages,
+            None => return Vec::new(),
+        };
+        messages
+            .iter()
+            .map(|&index| {
+                let node = self.tape.nodes[index];
+                let (start, end) = if node.kind == STR {
+                    (node.start - 1, node.end + 1)
+                } else {
+                    (node.start, node.end)
+                };
+                (start, end, !any_within(&self.tape.uncanonical, start, end))
+            })
+            .collect()
     }
 
     /// The message's object node, or Unread when Python must read it (not an object, or a key
@@ -692,8 +801,8 @@ impl Scan {
         self.message_object(node)?;
         let role = self.plain_str(self.get(node, b"role")?)?;
         let content = match self.get(node, b"content")? {
-            None => kit.empty.into_py(py),
-            Some(value) if self.node(value)?.kind == NUL => kit.empty.into_py(py),
+            None => kit.empty.clone_ref(py),
+            Some(value) if self.node(value)?.kind == NUL => kit.empty.clone_ref(py),
             Some(value) => self.string(kit, value)?,
         };
         let injected = self.flag(self.get(node, b"injected")?, false)?;
@@ -704,7 +813,7 @@ impl Scan {
             _ => return Err(Unread),
         };
         let message = |role: &str, calls: PyObject, id: PyObject, name: PyObject, nd: bool| {
-            kit.message(role, content.clone_ref(py), calls, id, name, injected, nd, index, kit.no_blocks.into_py(py))
+            kit.message(role, content.clone_ref(py), calls, id, name, injected, nd, index, kit.no_blocks.clone_ref(py))
                 .map_err(|_| Unread)
         };
         match role {
@@ -719,7 +828,7 @@ impl Scan {
                     Some(value) => self.string(kit, value)?,
                 };
                 let not_dispatched = self.flag(self.get(node, b"not_dispatched")?, false)?;
-                message("tool", kit.no_blocks.into_py(py), call_id, name, not_dispatched)
+                message("tool", kit.no_blocks.clone_ref(py), call_id, name, not_dispatched)
             }
             b"assistant" => {
                 let mut calls = Vec::new();
@@ -732,8 +841,7 @@ impl Scan {
                         let name = self.name(kit, self.get(item, b"name")?)?;
                         let arguments = self.arguments(kit, item, b"arguments")?;
                         calls.push(
-                            kit.named(kit.tool_call, vec![call_id, name, py.None(), arguments])
-                                .map_err(|_| Unread)?,
+                            kit.tool_call(call_id, name, arguments)?,
                         );
                     }
                 }
@@ -742,7 +850,7 @@ impl Scan {
             }
             b"user" | b"system" if no_items => {
                 let role = if role == b"user" { "user" } else { "system" };
-                message(role, kit.no_blocks.into_py(py), py.None(), py.None(), false)
+                message(role, kit.no_blocks.clone_ref(py), py.None(), py.None(), false)
             }
             _ => Err(Unread),
         }
@@ -760,7 +868,7 @@ impl Scan {
         }
         let items = self.get(node, b"tool_calls")?;
         let items_absent = matches!(self.kind(items)?, 0 | NUL);
-        let no_blocks = || kit.no_blocks.into_py(py);
+        let no_blocks = || kit.no_blocks.clone_ref(py);
         let build = |role: &str, content: PyObject, calls: PyObject, id: PyObject, nd: bool| {
             kit.message(role, content, calls, id, py.None(), injected, nd, index, no_blocks())
                 .map_err(|_| Unread)
@@ -777,8 +885,8 @@ impl Scan {
             }
             b"assistant" => {
                 let content = match content {
-                    None => kit.empty.into_py(py),
-                    Some(value) if self.node(value)?.kind == NUL => kit.empty.into_py(py),
+                    None => kit.empty.clone_ref(py),
+                    Some(value) if self.node(value)?.kind == NUL => kit.empty.clone_ref(py),
                     Some(value) => self.string(kit, value)?,
                 };
                 let mut calls = Vec::new();
@@ -801,8 +909,7 @@ impl Scan {
                         let name = self.name(kit, self.get(function, b"name")?)?;
                         let arguments = self.arguments(kit, function, b"arguments")?;
                         calls.push(
-                            kit.named(kit.tool_call, vec![call_id, name, py.None(), arguments])
-                                .map_err(|_| Unread)?,
+                            kit.tool_call(call_id, name, arguments)?,
                         );
                     }
                 }
@@ -834,8 +941,8 @@ impl Scan {
                 _ => return Err(Unread),
             };
             let text = self.string(kit, content)?;
-            let blocks = kit.no_blocks.into_py(py);
-            let calls = kit.no_blocks.into_py(py);
+            let blocks = kit.no_blocks.clone_ref(py);
+            let calls = kit.no_blocks.clone_ref(py);
             return Ok(vec![kit
                 .message(role, text, calls, none(), none(), injected, false, index, blocks)
                 .map_err(|_| Unread)?]);
@@ -864,8 +971,7 @@ impl Scan {
                         let name = self.name(kit, self.get(block, b"name")?)?;
                         let input = self.arguments(kit, block, b"input")?;
                         calls.push(
-                            kit.named(kit.tool_call, vec![call_id, name, none(), input])
-                                .map_err(|_| Unread)?,
+                            kit.tool_call(call_id, name, input)?,
                         );
                     }
                     b"tool_result" => return Err(Unread),
@@ -901,12 +1007,12 @@ impl Scan {
                 b"tool_result" => {
                     let call_id = self.id(kit, self.get(block, b"tool_use_id")?)?;
                     let body = match self.get(block, b"content")? {
-                        None => kit.empty.into_py(py),
+                        None => kit.empty.clone_ref(py),
                         Some(value) => self.string(kit, value)?,
                     };
                     let not_dispatched = self.flag(self.get(block, b"not_dispatched")?, false)?;
                     let positions = PyTuple::new(py, [position]).into_py(py);
-                    let calls = kit.no_blocks.into_py(py);
+                    let calls = kit.no_blocks.clone_ref(py);
                     out.push(
                         kit.message(
                             "tool", body, calls, call_id, none(), false, not_dispatched, index,
@@ -929,7 +1035,7 @@ impl Scan {
             user_blocks.push(position.into_py(py));
         }
         if !user_blocks.is_empty() || blocks.is_empty() {
-            let calls = kit.no_blocks.into_py(py);
+            let calls = kit.no_blocks.clone_ref(py);
             out.push(
                 kit.message(
                     "user",
@@ -1042,7 +1148,14 @@ impl Scan {
         }
         let bytes = unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) };
         let tape = parse(bytes, max_depth).map_err(|_| PyValueError::new_err("not read"))?;
-        let mut scan = Scan { buffer, tape, fields: Vec::new(), messages: None };
+        let mut scan = Scan {
+            buffer,
+            tape,
+            fields: Vec::new(),
+            messages: None,
+            spans: Vec::new(),
+            block_counts: None,
+        };
         let end = scan.tape.nodes[0].next as usize;
         let mut at = 1;
         let mut messages = None;
@@ -1060,7 +1173,27 @@ impl Scan {
                 scan.messages = scan.elements(value).ok();
             }
         }
+        scan.spans = scan.message_spans();
         Ok(scan)
+    }
+
+    /// Let the tape go (the messages are read; the window needs only the spans and block
+    /// counts): planning a large body should not hold its tape as well. Reading stops here.
+    fn release(&mut self) {
+        let count = self.spans.len();
+        self.block_counts = Some((0..count).map(|index| self.count_blocks(index)).collect());
+        self.tape = Tape { nodes: Vec::new(), uncanonical: Vec::new(), escaped_keys: Vec::new() };
+        self.fields = Vec::new();
+    }
+
+    /// Caller message `index`'s (start, end) bytes and whether orjson would write them back as
+    /// they are.
+    fn span(&self, index: usize) -> PyResult<(usize, usize, bool)> {
+        let &(start, end, canonical) = self
+            .spans
+            .get(index)
+            .ok_or_else(|| PyIndexError::new_err("no such message"))?;
+        Ok((start as usize, end as usize, canonical))
     }
 
     /// The top-level fields in order: (key, start, end) of each value's bytes.
@@ -1085,45 +1218,18 @@ impl Scan {
         self.messages.as_ref().map(Vec::len)
     }
 
-    /// Each caller message's (start, end) bytes and whether orjson would write it back as is.
+    /// Every caller message's `span`, in order.
     fn spans(&self) -> Vec<(usize, usize, bool)> {
-        let messages = match &self.messages {
-            Some(messages) => messages,
-            None => return Vec::new(),
-        };
-        messages
-            .iter()
-            .map(|&index| {
-                let node = self.tape.nodes[index];
-                let (start, end) = if node.kind == STR {
-                    (node.start - 1, node.end + 1)
-                } else {
-                    (node.start, node.end)
-                };
-                let canonical = !any_within(&self.tape.uncanonical, start, end);
-                (start as usize, end as usize, canonical)
-            })
-            .collect()
+        self.spans.iter().map(|&(start, end, canonical)| (start as usize, end as usize, canonical)).collect()
     }
 
     /// How many content blocks caller message `index` holds; -1 when its content is no array.
     fn block_count(&self, index: usize) -> isize {
-        let node = match self.messages.as_ref().and_then(|messages| messages.get(index)) {
-            Some(&node) => node,
-            None => return -1,
-        };
-        let content = match self.node(node).ok().filter(|n| n.kind == OBJ) {
-            Some(_) => self.get(node, b"content").ok().flatten(),
-            None => None,
-        };
-        match content {
-            Some(value) if self.tape.nodes[value].kind == ARR => {
-                self.elements(value).map_or(-1, |e| e.len() as isize)
-            }
-            _ => -1,
+        match &self.block_counts {
+            Some(counts) => counts.get(index).copied().unwrap_or(-1),
+            None => self.count_blocks(index),
         }
     }
-
     /// The first message of each distinct detection signature, in order.
     fn detection_samples(&self) -> Vec<usize> {
         let messages = match &self.messages {
@@ -1153,13 +1259,44 @@ impl Scan {
         tool_call: &PyAny,
     ) -> PyResult<PyObject> {
         let kit = Kit::of(py, message, tool_call)?;
+        self.read_with(&kit, format)
+    }
+
+    /// `read`, and `app.core.turns.survey` of the messages read (built as `survey` of
+    /// `segment`s) when every caller message was read here, else None.
+    fn read_surveyed(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        message: &PyAny,
+        tool_call: &PyAny,
+        segment: &PyAny,
+        survey: &PyAny,
+    ) -> PyResult<(PyObject, PyObject)> {
+        let kit = Kit::of(py, message, tool_call)?;
+        *kit.surveyor.borrow_mut() = Some(Surveyor::new(py, segment)?);
+        let read = self.read_with(&kit, format)?;
+        let surveyed = match kit.surveyor.borrow_mut().take() {
+            Some(surveyor) => surveyor.finish(survey)?,
+            None => py.None(),
+        };
+        Ok((read, surveyed))
+    }
+}
+
+impl Scan {
+    fn read_with(&self, kit: &Kit<'_>, format: &str) -> PyResult<PyObject> {
+        let py = kit.py;
+        if self.block_counts.is_some() {
+            return Err(PyValueError::new_err("released"));
+        }
         let messages = self.messages.as_ref().ok_or_else(|| PyValueError::new_err("no messages"))?;
         let out = PyList::empty(py);
         for (index, &node) in messages.iter().enumerate() {
             let read = match format {
-                "native" => self.native(&kit, node, index).map(|m| vec![m]),
-                "openai" => self.openai(&kit, node, index).map(|m| vec![m]),
-                "anthropic" => self.anthropic(&kit, node, index),
+                "native" => self.native(kit, node, index).map(|m| vec![m]),
+                "openai" => self.openai(kit, node, index).map(|m| vec![m]),
+                "anthropic" => self.anthropic(kit, node, index),
                 _ => return Err(PyValueError::new_err("format not read here")),
             };
             match read {
@@ -1168,7 +1305,12 @@ impl Scan {
                         out.append(item)?;
                     }
                 }
-                Err(Unread) => out.append(index)?,
+                Err(Unread) => {
+                    // The survey counts positions: with a message read in Python it is the
+                    // Python side's to take.
+                    *kit.surveyor.borrow_mut() = None;
+                    out.append(index)?;
+                }
             }
         }
         Ok(out.into_py(py))
@@ -1184,6 +1326,139 @@ fn hex4(bytes: &[u8], at: usize) -> Read<u32> {
     Ok(code)
 }
 
+/// `app.core.turns.survey`, gathered one core message at a time (by `survey` from the messages'
+/// fields, or by `Scan::read` as it builds them).
+struct Surveyor<'py> {
+    py: Python<'py>,
+    tuple_new: PyObject,
+    segment: PyObject,
+    segments: Vec<PyObject>,
+    callers: &'py PyList,
+    span_ends: &'py PyDict,
+    answered: &'py PySet,
+    system_turns: &'py PySet,
+    calls_by_turn: &'py PyDict,
+    call_names: &'py PyDict,
+    /// The call ids of the current turn (turns only go forward, so this is the one to add to).
+    turn_calls: Option<&'py PyList>,
+    turn: i64,
+    start: usize,
+    size: usize,
+    count: usize,
+}
+
+impl<'py> Surveyor<'py> {
+    fn new(py: Python<'py>, segment: &PyAny) -> PyResult<Self> {
+        Ok(Surveyor {
+            py,
+            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?.into_py(py),
+            segment: segment.into_py(py),
+            segments: Vec::new(),
+            callers: PyList::empty(py),
+            span_ends: PyDict::new(py),
+            answered: PySet::empty(py)?,
+            system_turns: PySet::empty(py)?,
+            calls_by_turn: PyDict::new(py),
+            call_names: PyDict::new(py),
+            turn_calls: None,
+            turn: -1,
+            start: 0,
+            size: 0,
+            count: 0,
+        })
+    }
+
+    // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
+    fn close_segment(&mut self, end: usize) -> PyResult<()> {
+        let py = self.py;
+        let fields: Py<PyTuple> = (self.turn, self.start, end, self.size).into_py(py);
+        let made = self.tuple_new.call1(py, (self.segment.clone_ref(py), fields))?;
+        self.segments.push(made);
+        Ok(())
+    }
+
+    /// The next core message: its role, content length, `source` (None for its own position),
+    /// `source_end`, `tool_call_id` and the (id, name) of each of its `tool_calls`.
+    fn add(
+        &mut self,
+        role: &str,
+        size: usize,
+        source: Option<&PyAny>,
+        source_end: Option<&PyAny>,
+        call_id: &PyAny,
+        calls: &[(PyObject, PyObject)],
+    ) -> PyResult<()> {
+        let py = self.py;
+        let position = self.count;
+        self.count += 1;
+        let is_tool = role == "tool";
+        if !is_tool || self.turn < 0 {
+            if self.turn >= 0 {
+                self.close_segment(position)?;
+            }
+            self.turn += 1;
+            self.turn_calls = None;
+            self.start = position;
+            self.size = 0;
+        }
+        self.size += size;
+        match source {
+            None => self.callers.append(position)?,
+            Some(source) => self.callers.append(source)?,
+        }
+        if let Some(source_end) = source_end {
+            self.span_ends.set_item(position, source_end)?;
+        }
+        if is_tool {
+            if call_id.is_true()? {
+                self.answered.add(call_id)?;
+            }
+        } else if role == "system" {
+            self.system_turns.add(self.turn)?;
+        } else if !calls.is_empty() {
+            let made = match self.turn_calls {
+                Some(found) => found,
+                None => {
+                    let fresh = PyList::empty(py);
+                    self.calls_by_turn.set_item(self.turn, fresh)?;
+                    self.turn_calls = Some(fresh);
+                    fresh
+                }
+            };
+            for (id, _) in calls {
+                made.append(id)?;
+            }
+            for (id, name) in calls {
+                if name.as_ref(py).is_true()? && !self.call_names.contains(id)? {
+                    self.call_names.set_item(id, name)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, survey: &PyAny) -> PyResult<PyObject> {
+        let py = self.py;
+        if self.count > 0 {
+            self.close_segment(self.count)?;
+        }
+        let frozenset = py.get_type::<PyFrozenSet>();
+        let fields = PyTuple::new(
+            py,
+            [
+                PyTuple::new(py, self.segments).into_py(py),
+                self.callers.into_py(py),
+                self.span_ends.into_py(py),
+                frozenset.call1((self.answered,))?.into_py(py),
+                frozenset.call1((self.system_turns,))?.into_py(py),
+                self.calls_by_turn.into_py(py),
+                self.call_names.into_py(py),
+            ],
+        );
+        self.tuple_new.call1(py, (survey, fields))
+    }
+}
+
 /// `app.core.turns.survey` over core messages (any list of `Message`), built as its `Survey`.
 #[pyfunction]
 fn survey(
@@ -1192,98 +1467,31 @@ fn survey(
     segment: &PyAny,
     survey: &PyAny,
 ) -> PyResult<PyObject> {
-    let tuple_new = py.get_type::<PyTuple>().getattr("__new__")?;
-    let frozenset = py.get_type::<PyFrozenSet>();
-    let segments = PyList::empty(py);
-    let callers = PyList::empty(py);
-    let span_ends = PyDict::new(py);
-    let answered = PySet::empty(py)?;
-    let system_turns = PySet::empty(py)?;
-    let calls_by_turn = PyDict::new(py);
-    let call_names = PyDict::new(py);
-    let segment_of = |turn: i64, start: usize, end: usize, size: usize| -> PyResult<()> {
-        let fields = PyTuple::new(py, [turn.into_py(py), start.into_py(py), end.into_py(py), size.into_py(py)]);
-        segments.append(tuple_new.call1((segment, fields))?)
-    };
-    let mut turn: i64 = -1;
-    let mut start = 0usize;
-    let mut size = 0usize;
-    let mut count = 0usize;
-    for (position, item) in messages.iter()?.enumerate() {
+    let mut surveyor = Surveyor::new(py, segment)?;
+    let mut calls: Vec<(PyObject, PyObject)> = Vec::new();
+    for item in messages.iter()? {
         let message: &PyTuple = item?.downcast()?;
-        count = position + 1;
-        let role_object = message.get_item(0)?;
-        let role: &PyString = role_object.downcast()?;
-        let role = role.to_str()?;
-        let is_tool = role == "tool";
-        if !is_tool || turn < 0 {
-            if turn >= 0 {
-                segment_of(turn, start, position, size)?;
-            }
-            turn += 1;
-            start = position;
-            size = 0;
-        }
-        size += message.get_item(1)?.len()?;
+        let role: &PyString = message.get_item(0)?.downcast()?;
         let source = message.get_item(7)?;
-        if source.is_none() {
-            callers.append(position)?;
-        } else {
-            callers.append(source)?;
-        }
         let source_end = message.get_item(9)?;
-        if !source_end.is_none() {
-            span_ends.set_item(position, source_end)?;
-        }
-        if is_tool {
-            let call_id = message.get_item(3)?;
-            if call_id.is_true()? {
-                answered.add(call_id)?;
-            }
-        } else if role == "system" {
-            system_turns.add(turn)?;
-        } else {
-            let calls = message.get_item(2)?;
-            if calls.is_true()? {
-                let made = match calls_by_turn.get_item(turn) {
-                    Some(found) => found.downcast::<PyList>()?,
-                    None => {
-                        let fresh = PyList::empty(py);
-                        calls_by_turn.set_item(turn, fresh)?;
-                        fresh
-                    }
-                };
-                for call in calls.iter()? {
-                    let call: &PyTuple = call?.downcast()?;
-                    let id = call.get_item(0)?;
-                    made.append(id)?;
-                }
-                for call in calls.iter()? {
-                    let call: &PyTuple = call?.downcast()?;
-                    let (id, name) = (call.get_item(0)?, call.get_item(1)?);
-                    if name.is_true()? && !call_names.contains(id)? {
-                        call_names.set_item(id, name)?;
-                    }
-                }
+        calls.clear();
+        let made = message.get_item(2)?;
+        if made.is_true()? {
+            for call in made.iter()? {
+                let call: &PyTuple = call?.downcast()?;
+                calls.push((call.get_item(0)?.into_py(py), call.get_item(1)?.into_py(py)));
             }
         }
+        surveyor.add(
+            role.to_str()?,
+            message.get_item(1)?.len()?,
+            Some(source).filter(|found| !found.is_none()),
+            Some(source_end).filter(|found| !found.is_none()),
+            message.get_item(3)?,
+            &calls,
+        )?;
     }
-    if count > 0 {
-        segment_of(turn, start, count, size)?;
-    }
-    let fields = PyTuple::new(
-        py,
-        [
-            PyTuple::new(py, segments.iter()).into_py(py),
-            callers.into_py(py),
-            span_ends.into_py(py),
-            frozenset.call1((answered,))?.into_py(py),
-            frozenset.call1((system_turns,))?.into_py(py),
-            calls_by_turn.into_py(py),
-            call_names.into_py(py),
-        ],
-    );
-    Ok(tuple_new.call1((survey, fields))?.into_py(py))
+    surveyor.finish(survey)
 }
 
 #[pymodule]

@@ -32,7 +32,8 @@ from app.api.examples import PLAN_EXAMPLES
 from app.api.metrics import create_metrics
 from app.api.routes.window import scanned_plan_answer
 from app.api.scanned import Unanswered
-from app.core.turns import survey
+from app.core.messages import Message, ToolCall
+from app.core.turns import Segment, Survey, survey
 from app.formats import read_messages
 from app.main import create_app
 from app.settings import Settings
@@ -202,6 +203,28 @@ def test_compiled_survey_is_the_python_survey(case: tuple[str, list[Any]]) -> No
     assert compiled.survey(core) == survey(core)
     for cut in (0, 1, len(core) // 2):
         assert compiled.survey(core[cut:]) == survey(core[cut:])
+
+
+@PROPERTIES
+@given(case=TRANSCRIPT_CASES, spaced=st.booleans())
+def test_survey_taken_while_reading_is_the_python_survey(
+    case: tuple[str, list[Any]], spaced: bool
+) -> None:
+    format_name, messages = case
+    encoded = orjson.dumps({"messages": messages})
+    encoded = respaced(encoded) if spaced else encoded
+    try:
+        scan = compiled.scan(encoded, 64)
+    except ValueError:
+        return
+    read = scan.read(format_name, Message, ToolCall)
+    surveyed_read, surveyed = scan.read_surveyed(format_name, Message, ToolCall, Segment, Survey)
+    assert surveyed_read == read
+    if all(type(item) is not int for item in read):
+        assert surveyed == survey(read)
+        assert read == read_messages(messages, format_name)
+    else:
+        assert surveyed is None
 
 
 def broken_seeds() -> list[bytes]:

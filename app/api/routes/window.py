@@ -37,7 +37,7 @@ from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
-from app.core.turns import survey
+from app.core.turns import Survey, survey
 from app.core.window import SurveyOf, plan_window
 from app.errors import FieldError, InvalidRequest
 from app.formats import (
@@ -113,8 +113,15 @@ def scanned_plan_answer(
     def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
         return callers.window(format_name, messages, removed, notice, texts)
 
+    surveyed = callers.survey
+
+    def survey_of(planned: Sequence[Message]) -> Survey:
+        if planned is messages and surveyed is not None:
+            return surveyed
+        return compiled.survey(planned)
+
     return planned_answer(
-        started, body, options, format_name, messages, callers, write, metrics, compiled.survey
+        started, body, options, format_name, messages, callers, write, metrics, survey_of
     )
 
 
