@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from app import compiled
+from app.core.defaults import DEFAULT_FORMAT
 from app.core.messages import Message
 from app.errors import FieldError
 from app.formats import system_problem
@@ -50,7 +51,7 @@ class ScannedRequest:
         if errors or len(self.messages) > max_messages:
             raise Unanswered
         system = raw.get("system")
-        format_name = raw.get("format") or "auto"
+        format_name = raw.get("format") or DEFAULT_FORMAT
         if format_name == "auto":
             format_name = self.messages.detect(system)
         if system is not None and system_problem(system, format_name) is not None:

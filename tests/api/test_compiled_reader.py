@@ -140,6 +140,15 @@ def test_the_fit_examples_give_the_python_answer(example: Any, format_name: str)
     assert assert_same_answer(encoded) == 200
 
 
+def test_counts_past_the_largest_integer_give_the_python_422() -> None:
+    body = fit_body("native", FIT_EXAMPLES[0])
+    body["calibration"] = {
+        "counted": 1,
+        "measured": {"input_tokens": 2**63 - 1, "output_tokens": 1},
+    }
+    assert assert_same_answer(orjson.dumps(body)) == 422
+
+
 @pytest.mark.parametrize("case", WINDOW_EXAMPLES)
 def test_worked_examples_give_the_python_answer(case: Any) -> None:
     body = request_body(case.messages, **case.options)

@@ -254,6 +254,12 @@ BAD = [
     (cal(measured=own(-1, 5)), ["calibration", "measured", "input_tokens"]),
     (cal(measured=own(1, 5, x=1)), ["calibration", "measured", "x"]),
     (cal(scale=2), ["calibration", "scale"]),
+    # Counts no answer can carry: scaled past 2⁶³ − 1, or a budget's totals taken past it.
+    (cal(counted=1, measured=own(2**63 - 1, 1)), ["calibration", "measured"]),
+    (
+        f1(strategy={"max_tokens": 2**63 - 1, "reserve_tokens": 2**63 - 1}),
+        ["strategy", "reserve_tokens"],
+    ),
 ]
 
 

@@ -32,6 +32,7 @@ from app.api.schemas.window import (
     strategy_error_locs,
 )
 from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
+from app.api.types import MAX_INT64
 from app.core import plan_types as plan
 from app.core.diagnostics import diagnose
 from app.core.ledger import StandingRow
@@ -138,6 +139,7 @@ def planned_answer(
 ) -> Response:
     """Plan the read request and serialize the answer in the key order of `api.md`."""
     result = plan_window(messages, options, survey_of)
+    refuse_unwritable_counts(result)
     result = place_window(callers, messages, result, format_name)  # type: ignore[arg-type]
     found = diagnose(messages, non_text_part_predicate(callers, format_name))  # type: ignore[arg-type]
     content: dict[str, Any] = {
@@ -177,6 +179,22 @@ def planned_answer(
         media_type="application/json",
         headers={"Server-Timing": f"plan;dur={elapsed_ms:.3f}"},
     )
+
+
+def refuse_unwritable_counts(result: plan.WindowPlan) -> None:
+    """A 422 for token figures no JSON integer of the contract can carry (over 2⁶³ − 1): a
+    calibration scaled them there, or `reserve_tokens` took the budget's totals past it."""
+    stats, budget = result.stats, result.budget
+    counts = (stats.tokens_before, stats.tokens_shaped, stats.tokens_after, stats.system_tokens)
+    if max((count or 0 for count in counts), default=0) > MAX_INT64:
+        loc: tuple[str, ...] = ("body", "calibration", "measured")
+        why = "scales the token counts past"
+    elif budget is not None and max(budget.total_before, budget.total_after) > MAX_INT64:
+        loc, why = ("body", "strategy", "reserve_tokens"), "takes the budget's totals past"
+    else:
+        return
+    raise InvalidRequest([FieldError(loc, f"{why} {MAX_INT64}, the largest count answered",
+                                     "count_too_large")])  # fmt: skip
 
 
 def read_plan_request(

@@ -7,7 +7,7 @@ models document the answer; the route serializes the core's plan directly.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -458,6 +458,9 @@ class PlanRequest(BaseModel):
     )
 
 
+STRATEGY_KINDS = get_args(StrategyKind)
+
+
 def strategy_error_locs(errors: list[Any]) -> list[Any]:
     """Pydantic names a strategy error under its tag (`strategy.token-budget.x`); the contract
     names it `strategy.x`, and a missing or unknown tag is an error of `strategy.kind`."""
@@ -465,7 +468,7 @@ def strategy_error_locs(errors: list[Any]) -> list[Any]:
     for error in errors:
         loc = tuple(error["loc"])
         if len(loc) >= 2 and loc[0] == "strategy":
-            if loc[1] in ("sliding-window", "token-budget", "fit"):
+            if loc[1] in STRATEGY_KINDS:
                 loc = (loc[0], *loc[2:])
             elif error["type"] in ("union_tag_invalid", "union_tag_not_found") and len(loc) == 1:
                 loc = ("strategy", "kind")
