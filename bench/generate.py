@@ -49,7 +49,8 @@ def text_of(rng: random.Random, size: int) -> str:
 
 
 def native_transcript(messages: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[Any], str]:
-    """(messages, ledger, the last request's text) with about `messages` messages."""
+    """(messages, ledger, the last request's text) with at most `messages` messages (the last
+    turn is cut to fit, so a body of the service's limit is accepted)."""
     rng = random.Random(seed)
     out: list[dict[str, Any]] = [
         {"role": "system", "content": "You operate the lab through tools. " + text_of(rng, 400)}
@@ -66,7 +67,10 @@ def native_transcript(messages: int, seed: int = 7) -> tuple[list[dict[str, Any]
             if rng.random() < 0.1:
                 out.append({"role": "assistant", "content": text_of(rng, rng.randint(30, 600))})
                 continue
-            turn, call_number = calling_turn(rng, call_number)
+            room = messages - len(out)
+            if room < 2:  # no room for a call and its result
+                break
+            turn, call_number = calling_turn(rng, call_number, room)
             out.extend(turn)
             for message in turn[1:]:
                 if rng.random() < 0.3:
@@ -75,10 +79,13 @@ def native_transcript(messages: int, seed: int = 7) -> tuple[list[dict[str, Any]
     return out, ledger, request
 
 
-def calling_turn(rng: random.Random, call_number: int) -> tuple[list[dict[str, Any]], int]:
-    """One to three parallel calls and their results: (the turn, the last call number used)."""
+def calling_turn(
+    rng: random.Random, call_number: int, room: int = 4
+) -> tuple[list[dict[str, Any]], int]:
+    """One to three parallel calls and their results, at most `room` messages in all (at least
+    2): (the turn, the last call number used)."""
     batch = []
-    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+    for _ in range(min(rng.choice((1, 1, 1, 2, 3)), room - 1)):
         call_number += 1
         batch.append((f"call_{call_number}", rng.choice(TOOLS)))
     turn: list[dict[str, Any]] = [
@@ -321,7 +328,7 @@ def plan_body(
     shaped: bool = False,
     tokenizer: str | None = None,
 ) -> bytes:
-    """A `/v1/window/plan` request body with about `messages` messages in `format_name`; with
+    """A `/v1/window/plan` request body with at most `messages` messages in `format_name`; with
     `shaped`, both shaping options on (`SHAPING`); with `tokenizer`, token figures counted."""
     native, ledger, request = native_transcript(messages, seed)
     body: dict[str, Any] = {

@@ -10,7 +10,7 @@ from app.api.routes.cap import cap_answer
 from app.api.routes.offer import offer_answer
 from app.api.routes.window import plan_answer
 from bench.__main__ import FORMATS
-from bench.generate import cap_body, offer_body, plan_body
+from bench.generate import cap_body, native_transcript, offer_body, plan_body
 
 
 @pytest.mark.parametrize("format_name", FORMATS)
@@ -74,3 +74,11 @@ def test_the_cache_run_tallies_what_it_sent():
     sliding = run("sliding", {"kind": "sliding-window", "keep_recent_turns": 4}, 60, 11)
     assert sliding.misses > tally.misses  # a full sliding window is cut on every request
     assert window_tokens([{"role": "user", "content": "abcd"}]) == [1 + 4]
+
+
+def test_a_transcript_never_holds_more_messages_than_asked():
+    # The largest benchmark size is the service's message limit: one message more is a 422.
+    for size in range(1, 400):
+        messages, _, _ = native_transcript(size)
+        assert len(messages) <= size
+    assert len(native_transcript(100_000)[0]) == 100_000
