@@ -3,6 +3,10 @@
 Routes declare these as parameters (`settings: SettingsDep`, `metrics: MetricsDep`,
 `body: JsonBody`) instead of reading `request.app.state` themselves, so each route says in its
 signature what it uses, and the app's state is read in this one module.
+
+Each is `async def` although it never awaits: FastAPI runs a plain `def` dependency in a worker
+thread, and with those hops (eight per plan request) a 50-message plan took 1.11 ms in process
+and the bare benchmark endpoint 0.48 ms; without them, 0.44 and 0.18 ms.
 """
 
 from __future__ import annotations
@@ -18,17 +22,17 @@ from app.lifecycle import Lifecycle
 from app.settings import Settings
 
 
-def app_settings(request: Request) -> Settings:
+async def app_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def app_metrics(request: Request) -> Metrics:
+async def app_metrics(request: Request) -> Metrics:
     metrics: Metrics = request.app.state.metrics
     return metrics
 
 
-def app_lifecycle(request: Request) -> Lifecycle:
+async def app_lifecycle(request: Request) -> Lifecycle:
     lifecycle: Lifecycle = request.app.state.lifecycle
     return lifecycle
 
