@@ -3,8 +3,9 @@
 It is optional: where it is not built the service reads every request in Python, and
 `CWP_COMPILED_READER=0` (`Settings.compiled_reader`) turns it off where it is. It decides nothing
 the contract defines; `app.api.scanned` says what it reads and when the Python path answers
-instead. `survey` here is `app.core.turns.survey` computed by the module: the same `Survey` for
-every transcript, which the differential tests check.
+instead. `survey` here is `app.core.turns.survey` computed by the module, `findings` is
+`app.core.diagnostics.findings`: the same `Survey` and the same findings for every transcript,
+which the differential tests check.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from app.core.diagnostics import Finding
 from app.core.messages import Message
 from app.core.turns import Segment, Survey
 
@@ -32,6 +34,13 @@ def survey(messages: Sequence[Message]) -> Survey:
     """`app.core.turns.survey`, by the compiled module (which must be available)."""
     assert module is not None
     found: Survey = module.survey(messages, Segment, Survey)
+    return found
+
+
+def findings(messages: Sequence[Message]) -> list[Finding]:
+    """`app.core.diagnostics.findings`, by the compiled module (which must be available)."""
+    assert module is not None
+    found: list[Finding] = module.findings(messages, Finding)
     return found
 
 

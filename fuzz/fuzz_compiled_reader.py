@@ -8,8 +8,10 @@ Each input is a plan request body. It is sent to two apps in process, one readin
 with the compiled reader and one in Python, and a finding is any difference between their
 answers (status and bytes, a problem's random `instance` aside) or any 5xx. The scan is also
 driven directly, every method on every format, where anything but the ValueError that hands a
-body to Python (a panic, say) is a finding. Coverage guidance comes from the Python code the input
-reaches; seeds are the plan bodies of `fuzz_requests.py` and one of each format.
+body to Python (a panic, say) is a finding, and so is a compiled survey or compiled findings of
+the messages read that differ from `app.core.turns.survey` or `app.core.diagnostics.findings`.
+Coverage guidance comes from the Python code the input reaches; seeds are the plan bodies of
+`fuzz_requests.py` and one of each format.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ class Target:
 
     def __init__(self) -> None:
         from app import compiled
+        from app.core.diagnostics import findings
         from app.core.messages import Message, ToolCall
-        from app.core.turns import Segment, Survey
+        from app.core.turns import Segment, Survey, survey
         from app.main import create_app
         from app.settings import Settings
         from bench.asgi import call_asgi
@@ -54,6 +57,7 @@ class Target:
         self.compiled = compiled
         self.types = (Message, ToolCall)
         self.survey_types = (Segment, Survey)
+        self.python_survey, self.python_findings = survey, findings
         self.fast = create_app(Settings(compiled_reader=True))
         self.reference = create_app(Settings(compiled_reader=False))
         self.call = call_asgi
@@ -87,7 +91,10 @@ class Target:
             scan.block_count(index)
         for format_name in ("native", "openai", "anthropic"):
             scan.read(format_name, *self.types)
-            scan.read_surveyed(format_name, *self.types, *self.survey_types)
+            read, surveyed = scan.read_surveyed(format_name, *self.types, *self.survey_types)
+            if surveyed is not None:  # every message read by the module: the Python passes'
+                assert surveyed == self.python_survey(read), data[:400]
+                assert self.compiled.findings(read) == self.python_findings(read), data[:400]
         scan.release()
         for index in range(count):
             scan.block_count(index)

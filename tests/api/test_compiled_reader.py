@@ -7,7 +7,9 @@ plan examples of the API document, the formats' hypothesis transcripts (sent as 
 with escapes, and under `auto`), and the fuzz harness's seeds broken the ways the fuzz tests break
 them. Where the compiled path is meant to answer itself (the benchmark's bodies, the worked
 examples), the test also checks that it did, so a silent fallback cannot pass for a match. The
-compiled survey is checked against `app.core.turns.survey` on every transcript read.
+compiled survey and findings are checked against `app.core.turns.survey` and
+`app.core.diagnostics.findings` on every transcript read, and the findings on arbitrary core
+transcripts (orphaned, repeated, unanswered and empty messages).
 
 Without the module (not built) these tests are skipped, unless `CWP_REQUIRE_COMPILED_READER=1`
 (set by `.ci/run`), where its absence fails them.
@@ -32,6 +34,7 @@ from app.api.examples import PLAN_EXAMPLES
 from app.api.metrics import create_metrics
 from app.api.routes.window import scanned_plan_answer
 from app.api.scanned import Unanswered
+from app.core.diagnostics import diagnose, findings
 from app.core.messages import Message, ToolCall
 from app.core.turns import Segment, Survey, survey
 from app.formats import read_messages
@@ -212,6 +215,70 @@ def test_compiled_survey_is_the_python_survey(case: tuple[str, list[Any]]) -> No
     assert compiled.survey(core) == survey(core)
     for cut in (0, 1, len(core) // 2):
         assert compiled.survey(core[cut:]) == survey(core[cut:])
+
+
+@PROPERTIES
+@given(case=TRANSCRIPT_CASES)
+def test_compiled_findings_are_the_python_findings(case: tuple[str, list[Any]]) -> None:
+    format_name, messages = case
+    core = read_messages(messages, format_name)
+    for cut in (0, 1, len(core) // 2):
+        assert compiled.findings(core[cut:]) == findings(core[cut:])
+
+
+CALL_IDS = st.sampled_from(["a", "b", "c", "é"])
+BROKEN_MESSAGES = st.lists(
+    st.one_of(
+        st.builds(
+            Message,
+            role=st.sampled_from(["user", "system", "assistant"]),
+            content=st.sampled_from(["", "x"]),
+            source=st.none() | st.integers(0, 5),
+        ),
+        st.builds(
+            Message,
+            role=st.just("assistant"),
+            tool_calls=st.lists(
+                st.builds(
+                    ToolCall,
+                    id=CALL_IDS,
+                    name=st.sampled_from(["", "look"]),
+                    source=st.none() | st.integers(0, 5),
+                ),
+                min_size=1,
+                max_size=3,
+            ).map(tuple),
+            source=st.none() | st.integers(0, 5),
+        ),
+        st.builds(
+            Message,
+            role=st.just("tool"),
+            content=st.sampled_from(["", "ok"]),
+            tool_call_id=st.none() | st.just("") | CALL_IDS,
+            not_dispatched=st.booleans(),
+            source=st.none() | st.integers(0, 5),
+        ),
+    ),
+    max_size=14,
+)
+
+
+@PROPERTIES
+@given(messages=BROKEN_MESSAGES, parts=st.booleans())
+def test_compiled_findings_of_broken_transcripts_are_the_python_findings(
+    messages: list[Message], parts: bool
+) -> None:
+    assert compiled.findings(messages) == findings(messages)
+    assert diagnose(messages, lambda message: parts, compiled.findings) == diagnose(
+        messages, lambda message: parts
+    )
+
+
+def test_more_findings_than_listed_are_counted_the_same() -> None:
+    messages = [Message("tool", "ok", tool_call_id=f"c{n}") for n in range(150)]
+    assert compiled.findings(messages) == findings(messages)
+    assert diagnose(messages, findings_of=compiled.findings) == diagnose(messages)
+    assert diagnose(messages)[-1].detail == "50 more findings not listed"
 
 
 @PROPERTIES

@@ -34,7 +34,7 @@ from app.api.schemas.window import (
 from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
 from app.api.types import MAX_INT64
 from app.core import plan_types as plan
-from app.core.diagnostics import diagnose
+from app.core.diagnostics import FindingsOf, diagnose, findings
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
@@ -122,7 +122,16 @@ def scanned_plan_answer(
         return compiled.survey(planned)
 
     return planned_answer(
-        started, body, options, format_name, messages, callers, write, metrics, survey_of
+        started,
+        body,
+        options,
+        format_name,
+        messages,
+        callers,
+        write,
+        metrics,
+        survey_of,
+        compiled.findings,
     )
 
 
@@ -136,12 +145,14 @@ def planned_answer(
     write: WindowWriter,
     metrics: Metrics,
     survey_of: SurveyOf = survey,
+    findings_of: FindingsOf = findings,
 ) -> Response:
     """Plan the read request and serialize the answer in the key order of `api.md`."""
     result = plan_window(messages, options, survey_of)
     refuse_unwritable_counts(result)
     result = place_window(callers, messages, result, format_name)  # type: ignore[arg-type]
-    found = diagnose(messages, non_text_part_predicate(callers, format_name))  # type: ignore[arg-type]
+    has_non_text_part = non_text_part_predicate(callers, format_name)  # type: ignore[arg-type]
+    found = diagnose(messages, has_non_text_part, findings_of)
     content: dict[str, Any] = {
         "format": format_name,
         "strategy": result.strategy,
