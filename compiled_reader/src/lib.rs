@@ -1398,7 +1398,6 @@ fn hex4(bytes: &[u8], at: usize) -> Read<u32> {
 /// fields, or by `Scan::read` as it builds them).
 struct Surveyor<'py> {
     py: Python<'py>,
-    tuple_new: PyObject,
     segment: RecordClass,
     segments: Vec<PyObject>,
     callers: &'py PyList,
@@ -1419,7 +1418,6 @@ impl<'py> Surveyor<'py> {
     fn new(py: Python<'py>, segment: &PyAny) -> PyResult<Self> {
         Ok(Surveyor {
             py,
-            tuple_new: py.get_type::<PyTuple>().getattr("__new__")?.into_py(py),
             segment: RecordClass::of(py, segment)?,
             segments: Vec::new(),
             callers: PyList::empty(py),
@@ -1511,7 +1509,7 @@ impl<'py> Surveyor<'py> {
             self.close_segment(self.count)?;
         }
         let frozenset = py.get_type::<PyFrozenSet>();
-        let fields = PyTuple::new(
+        RecordClass::of(py, survey)?.make(
             py,
             [
                 PyTuple::new(py, self.segments).into_py(py),
@@ -1522,8 +1520,7 @@ impl<'py> Surveyor<'py> {
                 self.calls_by_turn.into_py(py),
                 self.call_names.into_py(py),
             ],
-        );
-        self.tuple_new.call1(py, (survey, fields))
+        )
     }
 }
 
@@ -1619,15 +1616,12 @@ type IdSet<'a> = HashSet<Id<'a>, std::hash::BuildHasherDefault<Prehashed>>;
 /// a `finding`: the same findings in the same order.
 #[pyfunction]
 fn findings(py: Python<'_>, messages: &PyAny, finding: &PyAny) -> PyResult<PyObject> {
-    let tuple_new = py.get_type::<PyTuple>().getattr("__new__")?;
+    let finding = RecordClass::of(py, finding)?;
     let out = PyList::empty(py);
     let none = py.None();
     let add = |index: PyObject, code: &str, subject: PyObject, name: PyObject, position: isize| {
-        let fields = PyTuple::new(
-            py,
-            [index, PyString::new(py, code).into_py(py), subject, name, position.into_py(py)],
-        );
-        out.append(tuple_new.call1((finding, fields))?)
+        let code = PyString::new(py, code).into_py(py);
+        out.append(finding.make(py, [index, code, subject, name, position.into_py(py)])?)
     };
     let count = messages.len()?;
     let mut call_turns: IdMap<'_, i64> = IdMap::with_capacity_and_hasher(count, Default::default());
