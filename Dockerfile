@@ -11,9 +11,11 @@ RUN apt-get update \
 COPY pyproject.toml README.md ./
 COPY app ./app
 COPY compiled_reader ./compiled_reader
-# The compiled reader from source (crates from Debian's packages, compiled_reader/.cargo/).
+# The compiled reader from source (crates from Debian's packages, compiled_reader/build.py), required
+# here: the image always ships it.
 RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir ./compiled_reader . \
+    && /opt/venv/bin/python compiled_reader/build.py --require \
+    && /opt/venv/bin/pip install --no-cache-dir . \
     && /opt/venv/bin/python -c "import cwp_compiled_reader"
 
 # Final stage: the virtualenv only, run by an unprivileged user.

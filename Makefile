@@ -9,12 +9,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
-# The compiled reader (compiled_reader/, Rust and PyO3), built from source into the venv with
-# maturin when cargo is on the PATH; without it the service reads every request in Python.
-# Crates come from Debian's packages (compiled_reader/.cargo/config.toml): .ci/run installs them.
+# The compiled reader (compiled_reader/, Rust and PyO3) is optional: compiled_reader/build.py builds
+# it into the venv when a working toolchain and its crates are there, and otherwise prints one line
+# saying why and goes on (the service then reads every request in Python). The build is tried once
+# per change of its sources; `make compiled` tries again.
 STAMP_COMPILED := $(VENV)/.installed-compiled
 COMPILED_SOURCES := $(wildcard compiled_reader/src/*.rs) compiled_reader/Cargo.toml \
-	compiled_reader/Cargo.lock compiled_reader/pyproject.toml
+	compiled_reader/Cargo.lock compiled_reader/pyproject.toml compiled_reader/build.py \
+	compiled_reader/debian-crates.toml
 
 
 .PHONY: run test test-fast lint typecheck pytest openapi bench clean compiled fuzz-compiled
@@ -32,14 +34,12 @@ $(STAMP_TEST): pyproject.toml $(STAMP_COMPILED) | $(BIN)/python
 	touch $@ $(STAMP_RUN)
 
 $(STAMP_COMPILED): $(COMPILED_SOURCES) | $(BIN)/python
-	@if command -v cargo >/dev/null; then \
-		$(BIN)/python -m pip install --quiet ./compiled_reader; \
-	else \
-		echo "cargo not found: the compiled reader is not built (plans are read in Python)"; \
-	fi
+	@$(BIN)/python compiled_reader/build.py $(if $(filter 1,$(CWP_REQUIRE_COMPILED_READER)),--require)
 	touch $@
 
-compiled: $(STAMP_COMPILED)
+compiled: | $(BIN)/python
+	rm -f $(STAMP_COMPILED)
+	$(MAKE) $(STAMP_COMPILED)
 
 run: $(STAMP_RUN)
 	$(BIN)/python -m app
@@ -73,8 +73,12 @@ bench: $(STAMP_TEST)
 	$(BIN)/python -m bench
 
 # ---- TypeScript: the generated client (clients/typescript) and its Vercel AI SDK hook
-# (examples/vercel_ai). Node 20+ and npm; `npm ci` installs from the committed lock files. The
-# tests start the service from .venv, so they need it installed.
+# (examples/vercel_ai). Node 20.19+ and npm; `npm ci` installs from the committed lock files. The
+# tests start the service from .venv, so they need it installed. Without Node 20.19+ and npm,
+# `make test` skips them with one line (CWP_REQUIRE_TYPESCRIPT=1, as in CI, makes that a failure).
+NODE_READY := $(shell command -v npm >/dev/null 2>&1 && node -e 'const [a, b] = \
+	process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
+	2>/dev/null && echo yes)
 TS_CLIENT := clients/typescript
 TS_VERCEL_AI := examples/vercel_ai
 NPM_CI := npm ci --no-audit --no-fund
@@ -95,7 +99,16 @@ test-clients-typescript: build-clients-typescript $(STAMP_RUN)
 test-examples-typescript: build-clients-typescript $(STAMP_RUN)
 	cd $(TS_VERCEL_AI) && $(NPM_CI) && npm run build && npm test
 
+ifeq ($(NODE_READY),yes)
 test: test-clients-typescript test-examples-typescript
+else
+test: skip-typescript
+endif
+
+.PHONY: skip-typescript
+skip-typescript:
+	@echo "Node 20.19+ and npm not found: the TypeScript client and example tests were skipped"
+	@test "$(CWP_REQUIRE_TYPESCRIPT)" != 1
 clients: clients-typescript
 clean: clean-typescript
 
