@@ -1,4 +1,4 @@
-"""Build the optional compiled reader into this interpreter's environment, or say in one line why not.
+"""Build the optional compiled reader into this environment, or say in one line why not.
 
 The service reads every request in Python when the reader is absent (`/v1/info` says which reader is
 in use), so a failed build must never stop `make run` or `make test`: any failure prints one line

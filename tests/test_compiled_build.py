@@ -1,4 +1,4 @@
-"""The optional compiled reader's build (compiled_reader/build.py): a failure is one line, never a stop."""
+"""The optional compiled reader's build: a failure is one line, not a stop."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ spec.loader.exec_module(build_module)
 
 def failing_cargo(folder: Path) -> Path:
     cargo = folder / "cargo"
-    cargo.write_text("#!/bin/sh\necho 'error: this toolchain cannot build anything' >&2\nexit 101\n")
+    cargo.write_text(
+        "#!/bin/sh\necho 'error: this toolchain cannot build anything' >&2\nexit 101\n"
+    )
     cargo.chmod(cargo.stat().st_mode | stat.S_IXUSR)
     return folder
 
