@@ -40,7 +40,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 ELLIPSIS = "\u0000..."  # what `...` outside strings reads as: no real answer holds a NUL key
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.DOTALL | re.MULTILINE)
 # Prints each call's arguments, NUL-separated, after their count.
-CURL_SHIM = "curl() { printf '%s\\0' \"$#\" \"$@\"; }\n"
+CURL_SHIM = 'curl() { printf \'%s\\0\' "$#" "$@"; }\n'
 
 
 @dataclass
