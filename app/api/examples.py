@@ -383,25 +383,39 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
     },
 }
 
-# The plan examples whose real answers the document shows beside them. The answers are committed in
-# `example_answers.json`, written by `python -m app.export_openapi` (which runs each example through
-# the planner), and a test fails when one differs from what the service answers.
-ANSWERED_PLAN_EXAMPLES = (
-    "responses",
-    "gemini",
-    "bedrock",
-    "native-shaped",
-    "openai-notice-after-system",
-    "openai-fit",
-)
+# Every request example of the document is shown with its real answer, under the same name and in
+# the same order, so Swagger UI's default answer is the default request's. The answers are committed
+# in `example_answers.json` (operation path → example name → answer), written by
+# `python -m app.export_openapi` (which runs each example through the service), and a test fails
+# when one differs from what the service answers.
+PLAN_PATH = "/v1/window/plan"
 ANSWERS_FILE = "example_answers.json"
 
 
-def plan_answer_examples() -> dict[str, dict[str, Any]]:
-    """The committed answers as OpenAPI response examples, named as their requests are."""
-    answers: dict[str, Any] = json.loads(files("app.api").joinpath(ANSWERS_FILE).read_text())
-    return {
-        name: {"summary": f"The answer to the request example '{name}'", "value": answers[name]}
-        for name in ANSWERED_PLAN_EXAMPLES
-        if name in answers
-    }
+def committed_answers() -> dict[str, dict[str, Any]]:
+    """The committed answers, by operation path and example name (empty before the first run)."""
+    resource = files("app.api").joinpath(ANSWERS_FILE)
+    if not resource.is_file():
+        return {}
+    answers: dict[str, dict[str, Any]] = json.loads(resource.read_text(encoding="utf-8"))
+    return answers
+
+
+def answer_examples(
+    path: str, requests: dict[str, dict[str, Any]]
+) -> Callable[[], dict[str, dict[str, Any]]]:
+    """A loader of the 200 answers' examples of the operation at `path`: one per request example
+    that has a committed answer, with its name, in the request examples' order."""
+
+    def load() -> dict[str, dict[str, Any]]:
+        answers = committed_answers().get(path, {})
+        return {
+            name: {"summary": f"The answer to the request example '{name}'", "value": answers[name]}
+            for name in requests
+            if name in answers
+        }
+
+    return load
+
+
+plan_answer_examples = answer_examples(PLAN_PATH, PLAN_EXAMPLES)

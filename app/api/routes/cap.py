@@ -18,8 +18,9 @@ from fastapi.responses import Response
 
 from app.api.body import raise_if_any, require_object, validate_model
 from app.api.dependencies import JsonBody, MetricsDep
+from app.api.examples import answer_examples
 from app.api.metrics import Metrics
-from app.api.openapi_doc import documented_body
+from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
 from app.api.schemas.cap import CAP_EXAMPLES, CapItem, CapRequest, CapResponse, with_cap_rule
@@ -27,10 +28,12 @@ from app.core.cap import ABSENT, CapOutcome, cap_for, cap_result
 from app.errors import FieldError
 
 router = APIRouter(tags=["cap"])
+CAP_PATH = "/v1/tool-results/cap"
+documented_answers(CAP_PATH, answer_examples(CAP_PATH, CAP_EXAMPLES))
 
 
 @router.post(
-    "/v1/tool-results/cap",
+    CAP_PATH,
     summary="Cap tool results and replace each over-size one with a marker",
     description=(
         "Measures each result in characters (Unicode code points; a string as itself, any other "

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from app.api.body import raise_if_any, require_object, validate_model
 from app.api.dependencies import JsonBody
-from app.api.openapi_doc import documented_body
+from app.api.examples import answer_examples
+from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
 from app.api.schemas.kept import (
@@ -36,10 +37,16 @@ from app.errors import FieldError
 router = APIRouter(tags=["kept-answers"])
 
 RequestT = TypeVar("RequestT", bound=BaseModel)
+KEEP_PATH = "/v1/kept-answers/keep"
+USE_PATH = "/v1/kept-answers/use"
+LOOKUP_PATH = "/v1/kept-answers/lookup"
+documented_answers(KEEP_PATH, answer_examples(KEEP_PATH, KEEP_EXAMPLES))
+documented_answers(USE_PATH, answer_examples(USE_PATH, USE_EXAMPLES))
+documented_answers(LOOKUP_PATH, answer_examples(LOOKUP_PATH, LOOKUP_EXAMPLES))
 
 
 @router.post(
-    "/v1/kept-answers/keep",
+    KEEP_PATH,
     summary="Keep a refused call's answers for the next call of the same tool",
     description=(
         "Returns this turn's list with the answers kept: entries of other turns and entries "
@@ -55,7 +62,7 @@ async def keep_route(body: JsonBody) -> Response:
 
 
 @router.post(
-    "/v1/kept-answers/use",
+    USE_PATH,
     summary="Spend the kept answers a batch filled calls from",
     description=(
         "Returns this turn's list without every entry of the used pairs, or null when nothing "
@@ -70,7 +77,7 @@ async def use_route(body: JsonBody) -> Response:
 
 
 @router.post(
-    "/v1/kept-answers/lookup",
+    LOOKUP_PATH,
     summary="Find the kept answer for an argument a proposed call leaves out",
     description=(
         "Returns the first entry of this turn for the (tool, argument) pair, or null, and every "

@@ -16,7 +16,8 @@ from fastapi.responses import Response
 
 from app.api.body import raise_if_any, require_object, validate_model
 from app.api.dependencies import JsonBody, SettingsDep
-from app.api.openapi_doc import documented_body
+from app.api.examples import answer_examples
+from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
 from app.api.responses import json_response
 from app.api.schemas.offer import OFFER_EXAMPLES, OfferRequest, OfferResponse
@@ -27,10 +28,12 @@ from app.core.offer import BatchEntry, offer
 from app.errors import FieldError
 
 router = APIRouter(tags=["offer"])
+OFFER_PATH = "/v1/offer"
+documented_answers(OFFER_PATH, answer_examples(OFFER_PATH, OFFER_EXAMPLES))
 
 
 @router.post(
-    "/v1/offer",
+    OFFER_PATH,
     summary="Offer the tool results the model may still name",
     description=(
         "From the committed transcript (`not_dispatched` marks included) and the findings ledger, "
