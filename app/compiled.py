@@ -2,8 +2,8 @@
 
 It is optional: where it is not built the service reads every request in Python, and
 `CWP_COMPILED_READER=0` (`Settings.compiled_reader`) turns it off where it is. It decides nothing
-the contract defines; `app.api.scanned` says what it reads and when the Python path answers
-instead. `survey` here is `app.core.turns.survey` computed by the module, `findings` is
+the rules (docs/rules.md) define; `app.api.scanned` says what it reads and when the Python path
+answers instead. `survey` here is `app.core.turns.survey` computed by the module, `findings` is
 `app.core.diagnostics.findings`: the same `Survey` and the same findings for every transcript,
 which the differential tests check.
 """

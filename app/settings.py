@@ -1,7 +1,7 @@
 """Service settings, read from `CWP_`-prefixed environment variables.
 
 Every limit the service enforces is a setting, so an operator can raise one without a rebuild, and
-`GET /v1/info` reports the values in force. Defaults are the contract's (`api.md` §limits).
+`GET /v1/info` reports the values in force. Limits and their statuses: `docs/rules.md#validation`.
 
 `load_settings` reads them and, when a variable holds a value the service cannot use, raises
 `SettingsError` naming the variable, its value and what is expected, in one line (`python -m app`

@@ -174,7 +174,7 @@ def cap_body(rng: random.Random) -> dict[str, Any]:
 
 
 def broken(rng: random.Random, kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    """The body with one contract violation (a 422 naming it)."""
+    """The body with one invalid field (a 422 naming it)."""
     if kind == "cap":
         body["max_chars"] = rng.choice((0, -5, 1.5, "200", True))
         return body

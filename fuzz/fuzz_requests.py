@@ -6,12 +6,12 @@ Run it (atheris is in the `fuzz` extra: `.venv/bin/pip install -e '.[fuzz]'`):
 
 An input's first byte picks the endpoint, the rest is the request body, sent through the whole
 ASGI app in process (middleware, body reader, deadline worker, route). A finding is any answer
-that breaks the contract for bad input: a status of 500 or more, or an error answer that is not an
-RFC 9457 problem+json document with its own status. Without a corpus directory on the command line
-the harness makes a fresh one under the temporary directory, seeded with a valid body of each
-endpoint, and writes crash files there too; the JSON and field-name dictionary `fuzz/json.dict` is
-used unless `-dict=` is given. Every other libFuzzer option works as usual (`-runs=`,
-`-max_len=`, `-jobs=`...).
+that breaks the rules for bad input (docs/rules.md#validation): a status of 500 or more, or an error
+answer that is not an RFC 9457 problem+json document with its own status. Without a corpus directory
+on the command line the harness makes a fresh one under the temporary directory, seeded with a valid
+body of each endpoint, and writes crash files there too; the JSON and field-name dictionary
+`fuzz/json.dict` is used unless `-dict=` is given. Every other libFuzzer option works as usual
+(`-runs=`, `-max_len=`, `-jobs=`...).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Target:
         self.loop = asyncio.new_event_loop()
 
     def check(self, data: bytes) -> None:
-        """Send one input; raise AssertionError when the answer breaks the contract."""
+        """Send one input; raise AssertionError when the answer breaks the rules for bad input."""
         if not data:
             return
         path = PATHS[data[0] % len(PATHS)]

@@ -1,7 +1,7 @@
 """Each provider's pairing rules, written once: what a provider refuses in a window it is sent.
 
-These are the errors of `formats.md` "What the formats must never produce", as each provider
-states them for its own wire:
+These are the errors of the pairing rules providers enforce (`docs/rules.md#guarantees`), as each
+provider states them for its own wire:
 - OpenAI Chat Completions (and the native format, which pairs the same way): a `tool` message
   must answer a call of the assistant message right before its run of `tool` messages ("messages
   with role 'tool' must be a response to a preceding message with 'tool_calls'"), and an
@@ -18,7 +18,7 @@ states them for its own wire:
 
 A call left unanswered at the end of the transcript is not refused here: that is an agent about
 to run it (or to send the rest of a batch whose first results it already wrote). A result
-answered twice is not refused either (window.md §11 accepts it).
+answered twice is not refused either (docs/rules.md#validation accepts it).
 Each checker returns the list of violations, one sentence each; [] means the provider accepts it.
 """
 

@@ -1,7 +1,7 @@
 """The OpenAI Responses API's pairing rules, written once: what it refuses in an `input` list.
 
-The errors of `formats.md` "What the formats must never produce", as the Responses API states them
-for its items:
+The errors of the pairing rules providers enforce (`docs/rules.md#guarantees`), as the Responses API
+states them for its items:
 - every call output needs its call earlier in the input, of the matching kind and id ("No tool
   call found for function call output with call_id …"): `function_call_output` ↔
   `function_call`, `custom_tool_call_output` ↔ `custom_tool_call`, `computer_call_output` ↔
@@ -20,8 +20,8 @@ for its items:
 - the conversation after the leading system/developer messages and `compaction` items opens on
   a user message when the input's did.
 
-A result answered twice is not refused (window.md §11 accepts it). Each checker returns the list
-of violations, one sentence each; [] means the API accepts it.
+A result answered twice is not refused (docs/rules.md#validation accepts it). Each checker returns
+the list of violations, one sentence each; [] means the API accepts it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Reading a request body: content type, strict JSON, nesting depth, and model validation.
 
-Bodies are parsed with orjson, which refuses exactly what the contract calls "not JSON": `NaN`,
-`Infinity`, numbers beyond a double's range and unpaired surrogate escapes are a 400, like any
-syntax error. Size is enforced earlier, while the body streams in (`app.api.middleware`), so a body
-over the limit is refused before it is read whole.
+Bodies are parsed with orjson, which refuses exactly what docs/rules.md#validation calls "not JSON":
+`NaN`, `Infinity`, numbers beyond a double's range and unpaired surrogate escapes are a 400, like
+any syntax error. Size is enforced earlier, while the body streams in (`app.api.middleware`), so a
+body over the limit is refused before it is read whole.
 """
 
 from __future__ import annotations

@@ -171,7 +171,8 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         400: "The body is not strict JSON (or nests deeper than orjson reads).",
         413: "The body is larger than the configured limit; it was not read whole.",
         415: "The content type is not JSON.",
-        422: "Valid JSON that breaks the contract; `errors[].loc` names each field.",
+        422: "Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names "
+        "each field.",
         500: "An unexpected failure; logged with the request id.",
         503: "The request ran past the processing deadline, or the service is shutting down.",
     }

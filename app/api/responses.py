@@ -1,4 +1,4 @@
-"""JSON answers serialized once, by orjson, in the key order the contract fixes."""
+"""JSON answers serialized once, by orjson, in the key order docs/rules.md fixes."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Reading the transcript and ledger of a request: the message limit, the format, the wire reader.
 
 Shared by the window plan and the offer, which read and refuse `messages`, `format`, `system` and
-`ledger` exactly alike (`offer.md` §4).
+`ledger` exactly alike (`docs/rules.md#the-offer`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Strict JSON types for request fields, shared by every endpoint's schema.
 
-The contract's integers are JSON numbers with an integral value (`2`, `2.0` and `2e0` all mean 2,
-and are echoed as `2`), never a fraction, a boolean or a string; pydantic's lax mode would accept
-`"2"` and `true`, and its strict mode would refuse `2.0`, so the rule is written here once.
+Integers (docs/rules.md#validation) are JSON numbers with an integral value (`2`, `2.0` and `2e0`
+all mean 2, and are echoed as `2`), never a fraction, a boolean or a string; pydantic's lax mode
+would accept `"2"` and `true`, and its strict mode would refuse `2.0`, so the rule is written here
+once.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ the head goes, and the head-less marker may then be larger than the ceiling.
 
 Sizes of markers are computed from the serialized length of their two strings rather than by
 serializing whole markers again and again: a marker's size is a fixed envelope plus the length of
-`orjson.dumps` of its reason and head, which is the compact serialization of the contract for values
-read by `orjson.loads`.
+`orjson.dumps` of its reason and head, which is the compact serialization
+(docs/rules.md#compact-serialization) for values read by `orjson.loads`.
 This module does not validate ceilings or tool names: the request reader does.
 """
 
@@ -70,7 +70,7 @@ def escaped_length(text: str, stop: int | None = None) -> int:
     """Length of the first `stop` code points of `text` (all when None) JSON-escaped, unquoted."""
     head = text if stop is None or stop >= len(text) else text[:stop]
     try:
-        # orjson escapes exactly what the contract's compact serialization escapes, several
+        # orjson escapes exactly what the compact serialization escapes, several
         # times faster than counting each escaped character with `str.count` (a 1,900-character
         # head of JSON text: 4.9 against 52 µs).
         return len(orjson.dumps(head).decode()) - 2
@@ -111,8 +111,8 @@ def marker_size(marker: Mapping[str, Any]) -> int:
 def _head_length(text: str, budget: int) -> int:
     """How many leading code points of `text` fit in `budget` escaped characters (0: none).
 
-    The tries follow the contract's shrink sequence exactly; no larger head that would also fit is
-    searched for, so the same text and budget always give the same head.
+    The tries follow the shrink sequence of docs/rules.md#the-marker exactly; no larger head that
+    would also fit is searched for, so the same text and budget always give the same head.
     """
     take = budget
     while take > 0:

@@ -3,9 +3,9 @@
 A plan that counts tokens reads them many times (every turn's figure, every pin, the total before
 and after, and under `fit` the total of each shortened span it tries), so each message is counted
 once and each turn's figure summed once; prefix sums answer a span in constant time. Counts are
-kept both raw and scaled by the calibration (tokens.md §1.2): every figure the plan reports or
-compares is scaled, per message before summing, except `tokens_counted`, which is raw so that the
-next calibration never feeds on its own output.
+kept both raw and scaled by the calibration (docs/rules.md#calibration): every figure the plan
+reports or compares is scaled, per message before summing, except `tokens_counted`, which is raw so
+that the next calibration never feeds on its own output.
 """
 
 from __future__ import annotations

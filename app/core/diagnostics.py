@@ -33,7 +33,7 @@ DiagnosticCode = Literal[
     "more-diagnostics",
 ]
 
-# The report order within one message: the order of the table in window.md §13.
+# The report order within one message: the order of the table in docs/rules.md#diagnostics.
 CODE_ORDER: dict[DiagnosticCode, int] = {
     "orphan-result": 0,
     "result-outside-its-turn": 1,
@@ -79,8 +79,9 @@ def never_has_parts(message: Message) -> bool:
 
 
 def findings(messages: Sequence[Message]) -> list[Finding]:
-    """Every finding of window.md §13 in the order met, with every `user` or `system` message
-    without text as an `empty-message` candidate (`diagnose` asks the format about its parts)."""
+    """Every finding of docs/rules.md#diagnostics in the order met, with every `user` or `system`
+    message without text as an `empty-message` candidate (`diagnose` asks the format about its
+    parts)."""
     found: list[Finding] = []
     add = found.append
     call_turns: dict[str, int] = {}  # call id -> the turn of its latest call so far
@@ -129,7 +130,8 @@ def diagnose(
     has_non_text_part: Callable[[Message], bool] = never_has_parts,
     findings_of: FindingsOf = findings,
 ) -> tuple[Diagnostic, ...]:
-    """Every finding of window.md §13, ordered by message index then code, at most 101 entries.
+    """Every finding of docs/rules.md#diagnostics, ordered by message index then code, at most 101
+    entries.
 
     `has_non_text_part(m)` tells whether a `user` or `system` message with no text still carries
     a part its format reads (so it is not empty).

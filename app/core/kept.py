@@ -39,7 +39,7 @@ class UsedPair:
 
 
 def _is_number(value: object) -> bool:
-    # `True == 1` in Python; a boolean is never a number in a JSON contract.
+    # `True == 1` in Python; a boolean is never a number in JSON.
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

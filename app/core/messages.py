@@ -36,7 +36,8 @@ class ToolCall(NamedTuple):
     name: str
     source: int | None = None
     # The call's arguments as the caller sent them (a JSON string as OpenAI sends it, else the
-    # parsed JSON value); "" when the caller sent none. Read only to count tokens (tokens.md §1.1).
+    # parsed JSON value); "" when the caller sent none. Read only to count tokens
+    # (docs/rules.md#the-tokens-of-a-message).
     arguments: object = ""
 
 
@@ -80,6 +81,6 @@ def is_result(message: Message) -> bool:
 
 
 def is_result_message(message: Message) -> bool:
-    """A *result message* (window.md §2): it ran and names the call it answers; the only
-    messages pins, standings and the offer read."""
+    """A *result message* (docs/rules.md#the-message-model): it ran and names the call it answers;
+    the only messages pins, standings and the offer read."""
     return is_result(message) and bool(message.tool_call_id)

@@ -106,7 +106,8 @@ def _nameable_among(distinct_ids: list[str], fold: Mapping[str, StandingRow]) ->
 
 
 def describe_offer(omitted: int, limit: int) -> str:
-    """What the listed ids are, and how many older nameable ids are left off (offer.md §3.1)."""
+    """What the listed ids are, and how many older nameable ids are left off
+    (docs/rules.md#undeclared-and-nameable-ids)."""
     if omitted == 0:
         return LISTED_SENTENCE
     if omitted == 1:

@@ -43,7 +43,8 @@ RefusalReason = Literal[
     "inside-keep-window",
     "replacement-not-smaller",
 ]
-# `within-budget` is no refusal: the `fit` strategy did not need the turn (tokens.md §3).
+# `within-budget` is no refusal: the `fit` strategy did not need the turn
+# (docs/rules.md#the-fit-strategy).
 HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain"]
@@ -51,7 +52,7 @@ StrategyKind = Literal["sliding-window", "token-budget", "fit"]
 ShapeAction = Literal["collapsed", "capped"]
 
 
-# --- inputs -----------------------------------------------------------------------------------
+# --- inputs ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,18 +150,18 @@ class PlanOptions:
     # Characters of a system prompt sent outside the transcript (Anthropic's top-level `system`);
     # None when the format has none, so the stats leave the count out.
     system_chars: int | None = None
-    # Shaping (shaping.md): both off by default.
+    # Shaping (docs/rules.md#shaping): both off by default.
     collapse: CollapseMode | None = None
     cap: CapOption | None = None
-    # Tokens (tokens.md): the tokenizer asked for (None: no token figures, unless the strategy is
-    # `fit`, which then counts with `estimate`), the calibration against a provider's count, and
-    # the text of a system prompt sent outside the transcript (None when none was sent).
+    # Tokens (docs/rules.md#tokens): the tokenizer asked for (None: no token figures, unless the
+    # strategy is `fit`, which then counts with `estimate`), the calibration against a provider's
+    # count, and the text of a system prompt sent outside the transcript (None when none was sent).
     tokenizer: Tokenizer | None = None
     calibration: Calibration | None = None
     system_text: str | None = None
 
 
-# --- outputs ----------------------------------------------------------------------------------
+# --- outputs --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ class Stats:
     chars_after: int
     removed_message_count: int
     system_chars: int | None
-    # With a tokenizer only (tokens.md §2), else None and left out.
+    # With a tokenizer only (docs/rules.md#token-figures-in-the-answer), else None and left out.
     tokenizer: str | None = None
     tokens_before: int | None = None
     tokens_shaped: int | None = None

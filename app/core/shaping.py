@@ -2,9 +2,10 @@
 
 The window an agent sends should carry what the model still needs, not every byte the tools ever
 returned: a result the model already set aside (`noise`, `ruled-out`, and under `ledger-only` a
-`fact` the ledger now holds) goes on the wire as the short ticket of `offer.md` §6, and a result
-too large for any window as the marker of `cap.md` §3–§4. The plan then runs on the shaped
-transcript, so removal and the notice ladder weigh what the wire will really carry.
+`fact` the ledger now holds) goes on the wire as the short ticket of
+`docs/rules.md#collapsed-tickets`, and a result too large for any window as the marker of
+`docs/rules.md#the-decision` and `#the-marker`. The plan then runs on the shaped transcript, so
+removal and the notice ladder weigh what the wire will really carry.
 
 What it deliberately does not do: shape anything but result messages, lengthen a text (a
 replacement is used only when strictly shorter), or undo itself. A text that already is a ticket
@@ -54,7 +55,8 @@ def shape(
     collapse: CollapseMode | None,
     cap: CapOption | None,
 ) -> tuple[list[Message], tuple[ShapedResult, ...]]:
-    """The shaped transcript and what was shaped, in transcript order (`shaping.md` §2).
+    """The shaped transcript and what was shaped, in transcript order
+    (`docs/rules.md#what-is-shaped`).
 
     For each result message, the first rule that applies: already shaped, unchanged; collapse to
     the ticket when its standing collapses and the ticket is shorter; cap to the marker's compact

@@ -1,9 +1,10 @@
-"""Token counting rules (tokens.md §1): the tokens of a message, and calibration.
+"""Token counting rules (docs/rules.md#tokens): the tokens of a message, and calibration.
 
 A message costs its text, each call's name and arguments, and a fixed framing (`4` a message, `3`
 a call) that stands for what a provider wraps around them; thinking blocks, images and documents
 add nothing. These are approximations on purpose: the exact framing differs by provider and
-changes over time, and calibration (§1.2) scales every count to what the provider last measured.
+changes over time, and calibration (docs/rules.md#calibration) scales every count to what the
+provider last measured.
 
 `estimate` is the count for any model without a shipped vocabulary (Claude, Gemini, Llama, …): a
 quarter of the text's UTF-8 bytes, rounded up, so it is cheap, deterministic and the same in every
@@ -74,14 +75,15 @@ def scaled(raw: int, scale: Fraction) -> int:
 
 def arguments_text(arguments: object) -> str:
     """A call's arguments as the caller sent them when they are a string, else their compact
-    JSON (cap.md §2.1: what orjson writes for the value it read)."""
+    JSON (docs/rules.md#compact-serialization: what orjson writes for the value it read)."""
     if type(arguments) is str:
         return arguments
     return orjson.dumps(arguments).decode()
 
 
 def message_tokens(message: Message, count: TokenCounter) -> int:
-    """`count(content) + Σ(count(name) + count(arguments_text) + 3) + 4` (tokens.md §1.1)."""
+    """`count(content) + Σ(count(name) + count(arguments_text) + 3) + 4`
+    (docs/rules.md#the-tokens-of-a-message)."""
     tokens = count(message.content) + MESSAGE_FRAMING
     for call in message.tool_calls:
         tokens += count(call.name) + count(arguments_text(call.arguments)) + CALL_FRAMING

@@ -1,12 +1,13 @@
 """Provider usage objects: which shape a `measured` value has and the two counts it yields.
 
-The token budget judges the provider's own count of the last call (window.md §8.2), so an agent
-should be able to pass `response.usage` on exactly as its SDK returns it. Providers count the
+The token budget judges the provider's own count of the last call (docs/rules.md#strategies), so an
+agent should be able to pass `response.usage` on exactly as its SDK returns it. Providers count the
 context differently: Anthropic reports cached input apart from `input_tokens`, OpenAI's Responses
 usage already includes it, Gemini reports tool-use prompt tokens apart, Bedrock reports cache reads
-and writes apart. `read_usage` decides, by the keys of the object alone (§8.4, first row that
-matches), which shape it is, and yields `input_tokens` (everything the provider read as context,
-cached or not) and `output_tokens`, or every problem found, each located by the key it names.
+and writes apart. `read_usage` decides, by the keys of the object alone
+(docs/rules.md#provider-usage-objects, first row that matches), which shape it is, and yields
+`input_tokens` (everything the provider read as context, cached or not) and `output_tokens`, or
+every problem found, each located by the key it names.
 
 Why the rules are what they are:
 - Provider shapes ignore keys they do not read, because SDKs add fields over time and a usage
@@ -18,7 +19,8 @@ Why the rules are what they are:
 - A Gemini object is read in the spelling of its prompt count (camelCase as the REST API and
   `model_dump(by_alias=True)` write it, snake_case as the Python SDK's `model_dump()` does); an SDK
   never mixes the two.
-- Integers are §11's: a JSON number with an integral value up to 2**63 - 1, never a boolean,
+- Integers are as docs/rules.md#validation says: a JSON number with an integral value up to 2**63 -
+1, never a boolean,
   string or fraction. Each count read is bounded; a sum of counts is not (it is only compared).
 
 Pure: no I/O, no web framework. Null (nothing measured yet) is the caller's to handle before this.
@@ -35,7 +37,7 @@ MAX_INT64 = 9_223_372_036_854_775_807
 
 
 class UsageShape(NamedTuple):
-    """One row of §8.4.
+    """One row of docs/rules.md#provider-usage-objects.
 
     An object has the shape when it holds every key of `keys` and, if `any_of` is not empty, at
     least one key of `any_of`. It yields `input_tokens` = the sum of `inputs` (the first one is
@@ -145,7 +147,7 @@ NO_SHAPE_MESSAGE = "matches none of the usage shapes accepted: " + ACCEPTED
 
 
 def shape_of(usage: Mapping[str, object]) -> UsageShape | None:
-    """The first row of §8.4 that `usage` matches by its keys, or None."""
+    """The first row of the usage shapes that `usage` matches by its keys, or None."""
     for shape in PROVIDER_SHAPES:
         if shape.matches(usage):
             return shape
@@ -155,7 +157,8 @@ def shape_of(usage: Mapping[str, object]) -> UsageShape | None:
 
 
 def read_usage(usage: object) -> Measured | list[UsageProblem]:
-    """The counts a `measured` value yields (window.md §8.4), or every problem found in it.
+    """The counts a `measured` value yields (docs/rules.md#provider-usage-objects), or every problem
+    found in it.
 
     `usage` is the JSON value as parsed (not null: null means nothing was measured, and is the
     caller's). The problems are, each once: the value is not an object; it matches no row; a count
@@ -202,7 +205,8 @@ def read_usage(usage: object) -> Measured | list[UsageProblem]:
 
 
 def whole_count(value: object) -> int | UsageProblem:
-    """`value` as a count (§11: a JSON number with an integral value, 0 to 2**63 - 1), or why not.
+    """`value` as a count (docs/rules.md#validation: a JSON number with an integral value, 0 to
+    2**63 - 1), or why not.
 
     The same rule and error types as the HTTP layer's `NonNegativeWhole`; the problem has no path.
     """

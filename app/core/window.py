@@ -320,11 +320,12 @@ def fitted_drop(
     goal: FitGoal,
 ) -> Drop:
     """The drop of `first … k` for the smallest `k` whose new window meets the target, else the
-    drop of the whole span `first … last` (tokens.md §3).
+    drop of the whole span `first … last` (docs/rules.md#the-fit-strategy).
 
-    The new window of a span is counted with the notice §9 would insert for it, so a `k` is
-    tried only when the window without the span could meet the target at all (a notice only
-    adds), and a `k` whose drop the ladder refuses changes nothing and never meets it.
+    The new window of a span is counted with the notice the ladder would insert for it
+    (docs/rules.md#the-drop-notice), so a `k` is tried only when the window without the span
+    could meet the target at all (a notice only adds), and a `k` whose drop the ladder refuses
+    changes nothing and never meets it.
     """
     for k in range(first, last + 1):
         without = goal.total_before - tokens.span(first, k)

@@ -1,6 +1,6 @@
 """`auto`: which wire format a request speaks, from the signals only one format sends.
 
-The rules of `formats.md` ("auto"), first that matches: a Responses item type or content part
+The rules of `docs/rules.md#auto`, first that matches: a Responses item type or content part
 type means `responses`; a `parts` key or the `model` role means `gemini`; a content block with no
 `type` but a Bedrock key means `bedrock`; an Anthropic block type means `anthropic`; a `function`
 call, the `developer` role or list content means `openai` (the last two only when no signal of the
@@ -18,7 +18,7 @@ from typing import Any
 from app.errors import FieldError, InvalidRequest
 from app.formats.fields import JsonObject, is_object
 
-# Responses item types (`formats.md`): any item whose `type` is one of these.
+# Responses item types (`docs/rules.md#wire-formats`): any item whose `type` is one of these.
 RESPONSES_ITEM_TYPES = frozenset(
     {
         "reasoning",

@@ -32,9 +32,9 @@ class Dialect:
     write: Writer
     with_result_texts: Shaper
     has_non_text_part: PartPredicate | None = None
-    # Formats with a top-level system prompt (`formats.md`): its text (None when none was sent;
-    # its characters and tokens are counted from it), and why a value is not this format's shape
-    # (None: it is).
+    # Formats with a top-level system prompt (`docs/rules.md#top-level-system-prompt`): its text
+    # (None when none was sent; its characters and tokens are counted from it), and why a value is
+    # not this format's shape (None: it is).
     system_text: Callable[[Any], str | None] | None = None
     system_problem: Callable[[Any], str | None] | None = None
     place: Placer | None = None

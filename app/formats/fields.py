@@ -1,4 +1,4 @@
-"""Field checks the three readers share, so each rule of `window.md` §11 is written once.
+"""Field checks the three readers share, so each rule of `docs/rules.md#validation` is written once.
 
 A reader walks the caller's messages once and records every violation in a `Problems` collector
 instead of stopping at the first, so one 422 can name them all. Each check returns the value it

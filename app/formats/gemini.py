@@ -49,7 +49,8 @@ NO_CALLS: tuple[ToolCall, ...] = ()
 
 
 def content_hash(content: Any) -> str:
-    """The first 12 hex digits of SHA-256 of the content's compact JSON (`cap.md` §2.1)."""
+    """The first 12 hex digits of SHA-256 of the content's compact JSON
+    (`docs/rules.md#compact-serialization`)."""
     return hashlib.sha256(orjson.dumps(content)).hexdigest()[:12]
 
 
@@ -483,7 +484,7 @@ def read_response(
     )
 
 
-# ---- writing ------------------------------------------------------------------------------------
+# ---- writing -------------------------------------------------------------------------------------
 
 
 def notice_message(text: str) -> JsonObject:
@@ -541,7 +542,7 @@ def has_non_text_part(raw: list[Any], message: Message) -> bool:
     )
 
 
-# ---- the system prompt (`systemInstruction`) ----------------------------------------------------
+# ---- the system prompt (`systemInstruction`) -----------------------------------------------------
 
 SYSTEM_KEYS = ("parts", "role")
 

@@ -4,7 +4,7 @@
 //! orjson: syntax, UTF-8, escapes and unpaired surrogates, numbers a double can hold, a nesting
 //! depth) and records it as a tape of nodes with byte ranges. It refuses (returns an error)
 //! anything it is not sure orjson would accept the same way, so the caller falls back to the
-//! Python path, which gives the contract's answer. The readers then build the core messages of
+//! Python path, which gives the answer docs/rules.md describes. The readers then build the core messages of
 //! the messages the Python readers' quick paths would read plainly; any other message is handed
 //! back by index for the Python reader to read. `survey` is `app.core.turns.survey` over any list
 //! of core messages, `findings` is `app.core.diagnostics.findings`. Nothing here decides what is

@@ -6,7 +6,8 @@
   with botocore), are planned with a strategy that removes something, and the window that comes
   back validates against it too and keeps Converse's pairing and alternation rules
   (tests/pairing_bedrock.py).
-- Every worked example of window.md that Converse can carry gives the native decisions, index
+- Every worked example of `tests/core/window_examples.py` that Converse can carry gives the native
+decisions, index
   mapped, and the offer the native ids; the window is the native window written in Bedrock with
   the notice beside a user message and no two neighbours of one role.
 - A property over random Converse transcripts and plan options: the pairing rules hold whenever
@@ -121,7 +122,7 @@ def test_converse_validation_is_strict() -> None:
     assert converse_report(marked) == ""
 
 
-# ---- pairing rules ------------------------------------------------------------------------------
+# ---- pairing rules -------------------------------------------------------------------------------
 
 
 def u(*blocks: Any) -> dict[str, Any]:
@@ -176,7 +177,7 @@ def test_the_pairing_checker_accepts_a_call_about_to_run() -> None:
     assert bedrock_violations(window) == []
 
 
-# ---- the fixtures: request bodies as Converse takes them ----------------------------------------
+# ---- the fixtures: request bodies as Converse takes them -----------------------------------------
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -266,7 +267,7 @@ async def test_nothing_removed_gives_back_every_block(client: Any, name: str) ->
     assert orjson.dumps(provider_body["messages"]) in response.content
 
 
-# ---- the worked examples, in Bedrock ------------------------------------------------------------
+# ---- the worked examples, in Bedrock -------------------------------------------------------------
 
 
 def bedrock_conversion(messages: list[Any]) -> Conversion:
@@ -332,11 +333,11 @@ def core_shape(core: list[Message]) -> list[tuple[Any, ...]]:
 def alternating(
     window: list[Any], notice_at: int | None, kept_request: bool
 ) -> tuple[list[Any], int | None]:
-    """formats.md's Bedrock layout of a window written with the notice as a message of its own:
-    the notice's block joins the user message on its path's side (the request before it on the
-    kept-request path, the message after it on the ordinary path), or the other side's, or
-    stands alone; then neighbours of one role are one message. Returns the window and the index
-    of the message holding the notice."""
+    """The Bedrock layout (docs/rules.md#where-the-notice-goes) of a window written with the notice
+    as a message of its own: the notice's block joins the user message on its path's side (the
+    request before it on the kept-request path, the message after it on the ordinary path), or the
+    other side's, or stands alone; then neighbours of one role are one message. Returns the window
+    and the index of the message holding the notice."""
     messages = [copy.deepcopy(message) for message in window]
     marker: dict[str, Any] | None = None
     if notice_at is not None:
@@ -508,7 +509,7 @@ async def test_the_offer_lists_the_native_ids(client: Any, example: Example) -> 
     assert answers[0] == answers[1]
 
 
-# ---- the window property over random Converse transcripts --------------------------------------
+# ---- the window property over random Converse transcripts ----------------------------------------
 
 BROKEN = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
 IMAGE = {"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}}

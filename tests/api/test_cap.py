@@ -1,4 +1,4 @@
-"""`POST /v1/tool-results/cap` through HTTP: every worked example of cap.md §6 (C1–C18, N1–N4, the
+"""`POST /v1/tool-results/cap` through HTTP: every worked example of the cap (C1–C18, N1–N4, the
 full exchange byte for byte, the validation table), every refusal of a bad request, the strict-JSON
 400s, the metrics counters and the Swagger example."""
 
@@ -71,7 +71,7 @@ def reason(tool: str, n: int, cap: int) -> str:
     return f"{tool} returned {n} chars, over the {cap}-char cap. {REASON_TAIL}"
 
 
-# ---- §6.1 and §6.2: one item per request ---------------------------------------------------------
+# ---- C1–C18 and N1–N4: one item per request ------------------------------------------------------
 
 NO_RESULT = object()
 
@@ -259,7 +259,7 @@ async def test_several_items_are_measured_independently_in_order(client):
     assert answer["truncated_count"] == 3
 
 
-# ---- §2.1: a passing result is the same JSON value -----------------------------------------------
+# ---- compact serialization: a passing result is the same JSON value ------------------------------
 
 
 async def test_a_passing_result_comes_back_in_the_compact_spelling(client):
@@ -285,7 +285,7 @@ async def test_a_spaced_object_is_measured_compactly(client):
     assert (entry["chars"], entry["truncated"]) == (11, False)
 
 
-# ---- §6.3 the full exchange, byte for byte -------------------------------------------------------
+# ---- the full exchange, byte for byte ------------------------------------------------------------
 
 FULL_EXCHANGE_REQUEST = (
     '{"max_chars": 200,\n'
@@ -655,7 +655,7 @@ async def test_every_violation_is_named_in_one_answer(client):
     )
 
 
-# ---- §1.3 strict JSON: 400 -----------------------------------------------------------------------
+# ---- strict JSON: 400 ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -768,7 +768,7 @@ async def test_openapi_documents_the_request_and_the_example(client):
     ]
 
 
-# ---- property: the answer keeps the contract for any JSON result ---------------------------------
+# ---- property: the answer keeps the rules for any JSON result ------------------------------------
 
 json_values = st.recursive(
     st.none()
@@ -792,7 +792,7 @@ items = st.fixed_dictionaries(
     max_chars=st.integers(min_value=1, max_value=300),
     results=st.lists(items, min_size=1, max_size=5),
 )
-def test_property_every_entry_keeps_the_contract(max_chars, results):
+def test_property_every_entry_keeps_the_rules(max_chars, results):
     raw = orjson.loads(orjson.dumps({"max_chars": max_chars, "results": results}))
     answer = orjson.loads(cap_answer(raw, create_metrics()).body)
     assert len(answer["results"]) == len(results)

@@ -2,14 +2,14 @@
 
 Every body goes through two apps, one reading plan requests with the compiled reader and one in
 Python, and the two answers must be the same status and the same bytes (a 4xx problem document
-included, so the same `loc`s). Bodies: the benchmark's, every worked example of window.md, the
-plan examples of the API document, the formats' hypothesis transcripts (sent as they are, re-spaced,
-with escapes, and under `auto`), and the fuzz harness's seeds broken the ways the fuzz tests break
-them. Where the compiled path is meant to answer itself (the benchmark's bodies, the worked
-examples), the test also checks that it did, so a silent fallback cannot pass for a match. The
-compiled survey and findings are checked against `app.core.turns.survey` and
-`app.core.diagnostics.findings` on every transcript read, and the findings on arbitrary core
-transcripts (orphaned, repeated, unanswered and empty messages).
+included, so the same `loc`s). Bodies: the benchmark's, every worked example of
+`tests/core/window_examples.py`, the plan examples of the API document, the formats' hypothesis
+transcripts (sent as they are, re-spaced, with escapes, and under `auto`), and the fuzz harness's
+seeds broken the ways the fuzz tests break them. Where the compiled path is meant to answer itself
+(the benchmark's bodies, the worked examples), the test also checks that it did, so a silent
+fallback cannot pass for a match. The compiled survey and findings are checked against
+`app.core.turns.survey` and `app.core.diagnostics.findings` on every transcript read, and the
+findings on arbitrary core transcripts (orphaned, repeated, unanswered and empty messages).
 
 Without the module (not built) these tests are skipped, unless `CWP_REQUIRE_COMPILED_READER=1`
 (set by `.ci/run`), where its absence fails them.

@@ -1,5 +1,5 @@
-"""window.md §13 over HTTP: each code from a minimal transcript in every format that can write
-it, the guarantee the report makes testable, and that a report never changes a decision."""
+"""docs/rules.md#diagnostics over HTTP: each code from a minimal transcript in every format that can
+write it, the guarantee the report makes testable, and that a report never changes a decision."""
 
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ async def test_include_turns_must_be_a_boolean(client: Any, value: Any) -> None:
     assert [e["loc"] for e in response.json()["errors"]] == [["body", "include_turns"]]
 
 
-# ---- properties ---------------------------------------------------------------------------------
+# ---- properties ----------------------------------------------------------------------------------
 
 PROPERTY = settings(derandomize=True, max_examples=150, deadline=None)
 METRICS = create_metrics()
@@ -270,8 +270,9 @@ def plan(request: dict[str, Any]) -> dict[str, Any]:
 
 @st.composite
 def defective_conversations(draw: Any) -> list[dict[str, Any]]:
-    """Native transcripts with every defect §13 names, each now and then: orphan, misplaced,
-    duplicate and missing results, empty messages, and system prompts in front."""
+    """Native transcripts with every defect docs/rules.md#diagnostics names, each now and then:
+    orphan, misplaced, duplicate and missing results, empty messages, and system prompts in
+    front."""
     messages: list[dict[str, Any]] = []
     for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
         messages.append({"role": "system", "content": draw(st.sampled_from(["Be brief.", ""]))})

@@ -1,8 +1,8 @@
-"""offer.md's and shaping.md's worked examples in the three newer dialects: the same answers as the
+"""The offer's and shaping's worked examples in the three newer dialects: the same answers as the
 native form, for every example a dialect can carry (the rest are stated and pinned).
 
-The window.md examples are checked per dialect in its own test module; this one reuses those
-modules' converters (native JSON → the dialect) so each dialect is written by one converter.
+The window plan's worked examples are checked per dialect in its own test module; this one reuses
+those modules' converters (native JSON → the dialect) so each dialect is written by one converter.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_shaping_examples_give_the_native_shaping(name: str, dialect: str) -> No
     assert shaping(answer) == shaping(native)
 
 
-# ---- shaping, over random conversations, in each newer dialect -------------------------------
+# ---- shaping, over random conversations, in each newer dialect -----------------------------------
 
 PAIRING_CHECKERS: dict[str, Callable[[list[Any], list[Any]], list[str]]] = {
     "responses": lambda sent, window: responses_violations(window, sent),
@@ -160,7 +160,7 @@ def check_dialect_shaping(messages: list[Any], options: dict[str, Any], dialect:
 
 
 def check_shaping_in(sent: list[Any], options: dict[str, Any], dialect: str) -> dict[str, Any]:
-    """The properties of shaping.md for one request in `dialect`; returns its answer."""
+    """The properties of docs/rules.md#shaping for one request in `dialect`; returns its answer."""
     answer = plan({**options, "messages": sent, "format": dialect})
     assert all(e["chars_after"] < e["chars_before"] for e in answer["shaped"])
 

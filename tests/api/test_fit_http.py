@@ -1,6 +1,6 @@
-"""Tokens and the `fit` strategy over HTTP (tokens.md): F1–F3 in every wire format, the token
-figures and their key order, calibration from a provider's usage object, the exact tokenizers,
-and the validation rows of §4.
+"""Tokens and the `fit` strategy over HTTP (docs/rules.md#tokens): F1–F3 in every wire format, the
+token figures and their key order, calibration from a provider's usage object, the exact tokenizers,
+and the validation rows (docs/rules.md#validation).
 
 The worked examples are written once (`tests/core/fit_examples.py`) as native messages and
 converted to each dialect by the benchmark's converters. In the formats whose system prompt is

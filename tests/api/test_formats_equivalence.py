@@ -1,12 +1,12 @@
 """One conversation, three wire formats, the same decisions.
 
-Every worked example of window.md §12 that has tool calls is written as native JSON, converted to
-OpenAI Chat Completions and Anthropic Messages by the converter below, and posted through
-`/v1/window/plan` in each format. The OpenAI answer must equal the native one byte for byte
+Every worked example of `tests/core/window_examples.py` that has tool calls is written as native
+JSON, converted to OpenAI Chat Completions and Anthropic Messages by the converter below, and posted
+through `/v1/window/plan` in each format. The OpenAI answer must equal the native one byte for byte
 except `format` and `window`; the Anthropic answer must equal the native one mapped through the
-converter's index map (`formats.md`: indices and counts are in caller messages there, and the
-notice's `{N}` counts caller messages too). Each format's window must be the native window written
-in that format. A property test does the same over random conversations.
+converter's index map (`docs/rules.md#wire-formats`: indices and counts are in caller messages
+there, and the notice's `{N}` counts caller messages too). Each format's window must be the native
+window written in that format. A property test does the same over random conversations.
 
 The converter's Anthropic shape: a native `tool` message becomes a `tool_result` block of the next
 user message; the results of one batch share that message, and a native `user` message that
@@ -86,7 +86,7 @@ PATH = "/v1/window/plan"
 WIRES = ("openai", "anthropic")
 
 
-# ---- the converter ------------------------------------------------------------------------------
+# ---- the converter -------------------------------------------------------------------------------
 
 
 class Inexpressible(Exception):
@@ -253,7 +253,7 @@ def refuse_consecutive_roles(messages: list[Any]) -> None:
             )
 
 
-# ---- what the other wire must answer, from the native answer -----------------------------------
+# ---- what the other wire must answer, from the native answer -------------------------------------
 
 
 def notice_message(wire: str, text: str) -> dict[str, Any]:
@@ -380,17 +380,18 @@ def without_window(answer: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     return rest, answer.get("window")
 
 
-# ---- the worked examples, as native JSON -------------------------------------------------------
+# ---- the worked examples, as native JSON ---------------------------------------------------------
 
 
 def body(**options: Any) -> dict[str, Any]:
-    """A request's options in the notation of window.md §12, without its messages."""
+    """A request's options in the notation of the worked examples, without its messages."""
     return {key: value for key, value in request_body([], **options).items() if key != "messages"}
 
 
 @dataclass(frozen=True)
 class Example:
-    """A worked example: its transcript, its request, `held` per request (window.md §12)."""
+    """A worked example: its transcript, its request, `held` per request (the notation of
+    `tests/core/window_examples.py`)."""
 
     name: str
     transcript: list[Message]
@@ -690,7 +691,7 @@ def test_the_openai_converter_writes_calls_as_functions() -> None:
     ]
 
 
-# ---- the same decisions over random conversations -----------------------------------------------
+# ---- the same decisions over random conversations ------------------------------------------------
 
 PROPERTY_SETTINGS = settings(derandomize=True, max_examples=150, deadline=None)
 METRICS = create_metrics()

@@ -97,7 +97,7 @@ def test_sdk_validation_is_strict() -> None:
         sdk_valid(ANTHROPIC_MESSAGE, {"role": "assistant", "content": [thinking]})
 
 
-# ---- request bodies as the SDKs send them -------------------------------------------------------
+# ---- request bodies as the SDKs send them --------------------------------------------------------
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -121,7 +121,7 @@ KEEP_TWO = {"kind": "sliding-window", "keep_recent_turns": 2}
 FIXTURE_PLANS = {
     # Parallel calls, content-part arrays, a developer prompt: the turns between the system turn
     # and the second question leave, and the notice opens the conversation right after the
-    # system envelope (window.md §9.2).
+    # system envelope (docs/rules.md#front-or-further-in).
     "openai_parallel_tools": ({"strategy": KEEP_TWO}, "se EV EV EV EV EV cr ikw ikw", ("rich", 1)),
     # A custom tool call and a refusal: the first request is kept, the notice follows it.
     "openai_custom_tool_refusal": (
@@ -234,7 +234,7 @@ async def test_nothing_removed_gives_back_every_field_and_block(
     assert orjson.dumps(provider_body["messages"]) in response.content
 
 
-# ---- the window properties over random transcripts ---------------------------------------------
+# ---- the window properties over random transcripts -----------------------------------------------
 
 
 def wire_events(messages: list[Any], wire: str) -> list[tuple[str, str]]:
@@ -505,7 +505,7 @@ def test_the_window_check_can_fail() -> None:
     check_window(sent, answer([sent[0], sent[3]]), "native")
 
 
-# ---- Anthropic system prompt -------------------------------------------------------------------
+# ---- Anthropic system prompt ---------------------------------------------------------------------
 
 QUESTION = {"role": "user", "content": "Which rack is hottest?"}
 
@@ -565,7 +565,7 @@ async def test_system_chars_only_in_the_anthropic_format(
         assert answer["stats"]["system_chars"] == len(request_body.get("system", ""))
 
 
-# ---- Swagger examples ---------------------------------------------------------------------------
+# ---- Swagger examples ----------------------------------------------------------------------------
 
 
 FORMAT_EXAMPLES = ("native", "openai", "anthropic")
@@ -690,8 +690,8 @@ BAD_MESSAGES = [
                 {"role": "developer", "content": "Be brief."},
             ]
         },
-        # A `developer` role is no OpenAI signal once a block format is signalled (formats.md
-        # `auto`): the transcript is Anthropic, which has no such role.
+        # A `developer` role is no OpenAI signal once a block format is signalled
+        # (docs/rules.md#auto `auto`): the transcript is Anthropic, which has no such role.
         [("messages", 3, "role")],
         id="anthropic-blocks-and-developer-role",
     ),
@@ -704,7 +704,7 @@ BAD_MESSAGES = [
             ],
             "system": "Be brief.",
         },
-        # The messages say OpenAI (formats.md `auto` rule 5 comes before the system's shape),
+        # The messages say OpenAI (docs/rules.md#auto rule 5 comes before the system's shape),
         # whose system prompt is a message: the top-level one is refused.
         [("system",)],
         id="top-level-system-with-openai-messages",

@@ -82,7 +82,7 @@ USE = {"kept": STORED, "turn": 3, "used": [{"tool_name": "purge_logs", "argument
 LOOKUP = {"kept": STORED, "turn": 3, "tool_name": "purge_logs", "argument": "window"}
 
 # Each endpoint: its path, a valid body, and its typed fields with the JSON types each accepts
-# (`int` includes integral floats such as 2.0, which the contract reads as 2).
+# (`int` includes integral floats such as 2.0, which the service reads as 2).
 Path = tuple[str | int, ...]
 ENDPOINTS: dict[str, tuple[str, dict[str, Any], dict[Path, set[str]]]] = {
     "plan": (

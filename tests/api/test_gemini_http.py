@@ -4,7 +4,8 @@
    calls, responses without ids), dumped as the SDK writes it for the REST API (camelCase keys,
    base64 signatures), is planned into a window whose every content validates back into
    `types.Content`, every kept part byte-identical (signature included).
-2. Every worked example of window.md that Gemini can carry gives the native decisions, mapped
+2. Every worked example of `tests/core/window_examples.py` that Gemini can carry gives the native
+decisions, mapped
    through the converter's index map; the offer gives the native ids. The converter mirrors the
    Anthropic one of `test_formats_equivalence.py`: tool results go into the next user content as
    `functionResponse` parts (explicit ids), and a question after results joins them as a text
@@ -72,7 +73,7 @@ def notice_content(text: str) -> dict[str, Any]:
     return {"role": "user", "parts": [{"text": text}]}
 
 
-# ---- 1. contents as the SDK writes them ---------------------------------------------------------
+# ---- 1. contents as the SDK writes them ----------------------------------------------------------
 
 SIG_PLAN = b"\x12\x0a plan the floor \xff"
 SIG_MEASURE = b"\x12\x0b measure both \x00"
@@ -253,7 +254,7 @@ async def test_nothing_removed_gives_back_every_part(client: Any) -> None:
     assert dumps(sent) in response.content
 
 
-# ---- the checker itself -----------------------------------------------------------------------
+# ---- the checker itself --------------------------------------------------------------------------
 
 
 def model(*calls: dict[str, Any], signature: str | None = None) -> dict[str, Any]:
@@ -324,7 +325,7 @@ def test_the_checker_refuses_a_lost_signature_and_a_model_opening() -> None:
     assert not opening_violations([DONE, ASK], [DONE]) and not opening_violations(sent, [ASK])
 
 
-# ---- 2. the worked examples, native and Gemini --------------------------------------------------
+# ---- 2. the worked examples, native and Gemini ---------------------------------------------------
 
 
 def call_names(messages: list[Any]) -> dict[str, str]:
@@ -484,7 +485,8 @@ def expected_window(conversion: Conversion, kept: list[int | None], notice: Any)
 def expected_answer(
     native: dict[str, Any], native_count: int, conversion: Conversion
 ) -> dict[str, Any]:
-    """The native answer as Gemini must give it (`formats.md`: as for Anthropic, in contents)."""
+    """The native answer as Gemini must give it (`docs/rules.md#gemini`: as for Anthropic, in
+    contents)."""
     to_caller = conversion.caller_index
     answer = copy.deepcopy(native)
     answer["format"] = "gemini"
@@ -607,7 +609,7 @@ async def test_the_offer_gives_the_native_ids(client: Any, example: Example) -> 
     assert gemini.json() == native.json()
 
 
-# ---- 3. the window properties over random Gemini transcripts ------------------------------------
+# ---- 3. the window properties over random Gemini transcripts -------------------------------------
 
 PROPERTY_SETTINGS = settings(derandomize=True, max_examples=200, deadline=None)
 Draw = Any
@@ -734,7 +736,7 @@ def test_the_generated_transcripts_cover_what_they_claim() -> None:
     }
 
 
-# ---- 4. auto ----------------------------------------------------------------------------------
+# ---- 4. auto -------------------------------------------------------------------------------------
 
 
 @pytest.mark.anyio
@@ -783,7 +785,7 @@ async def test_malformed_contents_are_refused_with_their_locs(client: Any) -> No
     ]
 
 
-# ---- 5. shaping and the system prompt -----------------------------------------------------------
+# ---- 5. shaping and the system prompt ------------------------------------------------------------
 
 
 CAP = {"max_chars": 120, "max_chars_by_tool": {"list_racks": 5000}}

@@ -1,6 +1,7 @@
-"""`POST /v1/kept-answers/{keep,use,lookup}` through HTTP: the worked examples E1–E10 of kept.md §5
-(every answer compared byte for byte, so key order and number spelling are checked too), every
-refusal of E10 with its `loc`, further refusals of §4, and the Swagger examples walked in order."""
+"""`POST /v1/kept-answers/{keep,use,lookup}` through HTTP: the worked examples E1–E10 of kept
+answers (docs/rules.md#kept-answers) (every answer compared byte for byte, so key order and number
+spelling are checked too), every refusal of E10 with its `loc`, further refusals of the request's
+fields, and the Swagger examples walked in order."""
 
 from __future__ import annotations
 
@@ -428,7 +429,7 @@ async def test_the_same_request_gives_the_same_bytes(client):
     ).content
 
 
-# ---- E10 and §4: refused requests ----------------------------------------------------------------
+# ---- E10 and the fields: refused requests --------------------------------------------------------
 
 KEEP = {"turn": 3, "tool_name": "purge_logs", "answers": [answer("window", "24h")]}
 USE = {"turn": 3, "used": [pair("purge_logs", "window")]}

@@ -1,5 +1,5 @@
-"""The limits of `api.md` on the real endpoints: body size, messages, nesting depth, the deadline,
-and the slots that bound work on large bodies.
+"""The limits (docs/rules.md#validation) on the real endpoints: body size, messages, nesting depth,
+the deadline, and the slots that bound work on large bodies.
 
 `tests/api/test_errors.py` pins the problem envelope on a probe route; these tests send real
 requests to every body endpoint and check the limit holds there, with the field it names.

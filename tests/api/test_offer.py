@@ -1,5 +1,5 @@
-"""`POST /v1/offer` through HTTP: the worked examples O1–O13 of offer.md, the Swagger examples, and
-every refusal of a bad request (one 422 naming each field)."""
+"""`POST /v1/offer` through HTTP: the worked examples O1–O13 of the offer (docs/rules.md#the-offer),
+the Swagger examples, and every refusal of a bad request (one 422 naming each field)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
         yield c
 
 
-# ---- the notation of offer.md §5 -----------------------------------------------------------------
+# ---- the notation of the offer examples ----------------------------------------------------------
 
 U: dict[str, Any] = {"role": "user", "content": "find the port the billing service listens on"}
 
@@ -210,7 +210,7 @@ async def test_o8_answer_is_the_same_in_native_and_openai(client):
     assert native.content == openai.content
 
 
-# ---- O13: rejected ledgers ----------------------------------------------------------------------
+# ---- O13: rejected ledgers -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,7 @@ async def test_o13_rejected_ledger(client, ledger, loc):
     assert_refused(response, [["body", *loc]])
 
 
-# ---- the Swagger examples -----------------------------------------------------------------------
+# ---- the Swagger examples ------------------------------------------------------------------------
 
 LAB_ANSWER: dict[str, Any] = {
     "offered": ["c6", "c5", "c4", "c3", "c1"],
@@ -323,7 +323,7 @@ async def test_openapi_documents_the_request_and_the_examples(client):
     assert list(spec["components"]["schemas"]["OfferResponse"]["properties"]) == KEYS
 
 
-# ---- accepted input ----------------------------------------------------------------------------
+# ---- accepted input ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

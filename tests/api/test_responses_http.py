@@ -3,7 +3,8 @@
 - Requests in the shapes the official `openai` SDK sends (its Responses input types, checked
   item by item with `sdk_valid`), planned so that something leaves: the window validates against
   the same types and keeps the API's pairing rules (`tests/pairing_responses.py`).
-- Every worked example of window.md §12 that Responses can express gives the native decisions,
+- Every worked example of `tests/core/window_examples.py` that Responses can express gives the
+native decisions,
   index-mapped to items (an assistant run is several items), with and without a reasoning item
   before each batch of calls; the offer gives the native ids.
 - A property over random Responses transcripts (reasoning items, parallel and paired calls,
@@ -82,7 +83,7 @@ def held(answer: dict[str, Any]) -> str:
     return held_words(answer["turns"])
 
 
-# ---- request bodies as the SDK sends them ------------------------------------------------------
+# ---- request bodies as the SDK sends them --------------------------------------------------------
 
 
 def reasoning_item(name: str) -> Item:
@@ -233,7 +234,7 @@ TOOLS_BODY: dict[str, Any] = {
 BODIES = {"reasoning-parallel-web-search": RACKS_BODY, "custom-patch-shell": TOOLS_BODY}
 BODY_PLANS = {
     # The oldest turns leave; the notice opens the conversation right after the developer
-    # message (window.md §9.2); the kept request and the last run stay.
+    # message (docs/rules.md#front-or-further-in); the kept request and the last run stay.
     "reasoning-parallel-web-search": (
         {
             "strategy": {"kind": "sliding-window", "keep_recent_turns": 2},
@@ -334,7 +335,7 @@ async def test_turns_count_items(client: Any) -> None:
     assert answer["dropped_tool_names"] == ["list_racks", "read_temp"]
 
 
-# ---- the worked examples: the native decisions, index-mapped to items ---------------------------
+# ---- the worked examples: the native decisions, index-mapped to items ----------------------------
 
 
 @dataclass
@@ -603,7 +604,7 @@ async def test_the_offer_gives_the_native_ids(client: Any, example: Example) -> 
     assert answer.content == native.content
 
 
-# ---- random Responses transcripts --------------------------------------------------------------
+# ---- random Responses transcripts ----------------------------------------------------------------
 
 PROPERTY_SETTINGS = settings(derandomize=True, max_examples=200, deadline=None)
 TOOLS = ("look", "move", "probe")
@@ -862,7 +863,7 @@ def test_the_property_reaches_what_it_claims() -> None:
     } <= seen
 
 
-# ---- the checker can fail ----------------------------------------------------------------------
+# ---- the checker can fail ------------------------------------------------------------------------
 
 USER = {"role": "user", "content": "go"}
 
@@ -961,7 +962,7 @@ def test_the_checker_accepts_a_call_at_the_end_and_a_parallel_batch() -> None:
     assert responses_violations(items, items) == []
 
 
-# ---- auto, refusals, shaping, diagnostics ------------------------------------------------------
+# ---- auto, refusals, shaping, diagnostics --------------------------------------------------------
 
 
 @pytest.mark.anyio

@@ -1,8 +1,10 @@
-"""Shaping (shaping.md) over HTTP: S1–S4 in native, OpenAI and Anthropic byte for byte, how each
-format writes a shaped result, the validation of §1, the response of §5 and the metrics.
+"""Shaping (docs/rules.md#shaping) over HTTP: S1–S4 in native, OpenAI and Anthropic byte for byte,
+how each format writes a shaped result, the validation (docs/rules.md#shaping), the response
+(docs/rules.md#the-shaped-answer) and the metrics.
 
-The S1 marker is checked three ways: the literal text of cap.md's marker, the core's
-`marker_for`, and what `POST /v1/tool-results/cap` answers for the same result.
+The S1 marker is checked three ways: the literal text of the cap's marker
+(docs/rules.md#the-marker), the core's `marker_for`, and what `POST /v1/tool-results/cap` answers
+for the same result.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def assert_window_bytes(raw: bytes, answer: dict[str, Any], expected: list[Any])
     assert answer["window"] == expected
 
 
-# ---- §6 worked examples, in every format ---------------------------------------------------------
+# ---- S1–S4 worked examples, in every format ------------------------------------------------------
 
 
 @pytest.mark.parametrize("wire_name", WIRES)
@@ -259,7 +261,7 @@ async def test_s4_a_short_judged_result_keeps_its_words(
     assert_window_bytes(raw, answer, messages)
 
 
-# ---- §4 the window, format by format -------------------------------------------------------------
+# ---- the window, format by format ----------------------------------------------------------------
 
 
 async def test_openai_an_array_of_parts_is_replaced_by_the_string(
@@ -405,7 +407,7 @@ async def test_anthropic_one_result_of_a_message_shaped_the_other_kept(
     assert_window_bytes(raw, answer, expected)
 
 
-# ---- §1 validation -------------------------------------------------------------------------------
+# ---- validation ----------------------------------------------------------------------------------
 
 BASE = {**S1_OPTIONS, "messages": S1_NATIVE}
 
@@ -499,7 +501,7 @@ async def test_null_options_are_off(client: httpx.AsyncClient) -> None:
     assert answer["window"] == S1_NATIVE
 
 
-# ---- §5 the response -----------------------------------------------------------------------------
+# ---- the response --------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -556,7 +558,7 @@ async def test_without_the_window_shaping_is_still_reported(client: httpx.AsyncC
     assert [entry["action"] for entry in answer["shaped"]] == ["capped", "collapsed"]
 
 
-# ---- §5 metrics ----------------------------------------------------------------------------------
+# ---- metrics -------------------------------------------------------------------------------------
 
 
 def counter(text: str, name: str, tool: str) -> float:
@@ -677,7 +679,8 @@ async def test_settled_and_injected_results_over_http(client: httpx.AsyncClient)
 
 
 async def test_a_null_per_tool_map_means_none(client: Any) -> None:
-    """As on `POST /v1/tool-results/cap` (cap.md §1): `max_chars_by_tool: null` is `{}`."""
+    """As on `POST /v1/tool-results/cap` (docs/rules.md#cap-request): `max_chars_by_tool: null` is
+    `{}`."""
     body = {
         "messages": [
             {"role": "user", "content": "go"},

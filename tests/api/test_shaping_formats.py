@@ -5,7 +5,8 @@ Each conversation is drawn as native JSON (the generator of `test_formats_equiva
 some results replaced by texts that already are, or only look like, a ticket or a marker), written
 in each wire by its converter (a result's text sometimes split into parts or text blocks, with the
 extra keys each wire may carry), and planned with random shaping options. The reference of
-`tests/core/test_shaping_properties.py` says what shaping.md §2 shapes; then, in every wire:
+`tests/core/test_shaping_properties.py` says what docs/rules.md#what-is-shaped shapes; then, in
+every wire:
 - `shaped` is exactly that, at the caller's indices, each replacement shorter than its text, no
   settled result among them;
 - the answer is the plain answer (no shaping) of the shaped transcript, window byte for byte,
@@ -36,7 +37,7 @@ from tests.api.test_formats_equivalence import (
     plan,
     plan_options,
 )
-from tests.core.test_shaping_properties import Shaped, shaped_texts, spec_shape
+from tests.core.test_shaping_properties import Shaped, reference_shape, shaped_texts
 from tests.pairing import window_violations
 
 WIRES = ("native", "openai", "anthropic")
@@ -47,7 +48,7 @@ Draw = Any
 Case = tuple[list[dict[str, Any]], dict[str, Any]]
 
 
-# ---- the cases -------------------------------------------------------------------------------
+# ---- the cases -----------------------------------------------------------------------------------
 
 
 @st.composite
@@ -79,7 +80,7 @@ def shaping_cases(draw: Draw) -> Case:
     return messages, options
 
 
-# ---- the reference on the native transcript ----------------------------------------------------
+# ---- the reference on the native transcript ------------------------------------------------------
 
 
 def core(message: dict[str, Any]) -> Message:
@@ -104,7 +105,7 @@ def expected_shaping(messages: list[dict[str, Any]], options: dict[str, Any]) ->
     cap = None
     if options.get("cap") is not None:
         cap = CapOption(options["cap"]["max_chars"], options["cap"].get("max_chars_by_tool", {}))
-    return spec_shape([core(m) for m in messages], ledger, options.get("collapse"), cap)[1]
+    return reference_shape([core(m) for m in messages], ledger, options.get("collapse"), cap)[1]
 
 
 def decorated(data: st.DataObject, conversion: Conversion, wire: str) -> list[Any]:
@@ -138,7 +139,8 @@ def decorated(data: st.DataObject, conversion: Conversion, wire: str) -> list[An
 def substituted(
     sent: list[Any], conversion: Conversion, shaped: list[Shaped], wire: str
 ) -> list[Any]:
-    """`sent` with each shaped result's text written where the wire holds it (shaping.md §4)."""
+    """`sent` with each shaped result's text written where the wire holds it
+    (docs/rules.md#wire-formats)."""
     out = copy.deepcopy(sent)
     for entry in shaped:
         caller, block = conversion.places[entry.index]
@@ -151,7 +153,7 @@ def without_shaping(options: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in options.items() if key not in ("collapse", "cap")}
 
 
-# ---- reading a window --------------------------------------------------------------------------
+# ---- reading a window ----------------------------------------------------------------------------
 
 
 def result_text_path(window: list[Any], index: int, call_id: str, wire: str) -> tuple[Any, ...]:
@@ -197,7 +199,7 @@ def settled_ids(messages: list[dict[str, Any]]) -> set[str]:
     return {m["tool_call_id"] for m in messages if m["role"] == "tool" and m.get("not_dispatched")}
 
 
-# ---- the properties ----------------------------------------------------------------------------
+# ---- the properties ------------------------------------------------------------------------------
 
 
 def check_wire(

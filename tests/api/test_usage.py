@@ -1,5 +1,6 @@
-"""`strategy.measured` through HTTP (window.md §8.2, §8.4, §11): each provider's usage object as its
-SDK returns it, engaged or not by the counts it yields, every refusal with its `loc`, and the
+"""`strategy.measured` through HTTP (docs/rules.md#strategies, #provider-usage-objects,
+#validation): each provider's usage object as its SDK returns it, engaged or not by the counts it
+yields, every refusal with its `loc`, and the
 OpenAPI document's `measured` schema accepting exactly what the service accepts."""
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def locs(errors: list[dict[str, Any]]) -> list[list[Any]]:
     return [error["loc"] for error in errors]
 
 
-# ---- the usage objects, as the SDKs produce them ------------------------------------------------
+# ---- the usage objects, as the SDKs produce them -------------------------------------------------
 
 
 def anthropic_usage(**counts: Any) -> AnthropicUsage:
@@ -426,7 +427,7 @@ async def test_measured_null_or_absent_does_not_engage(client):
     assert response.status_code == 200 and response.json()["engaged"] is False
 
 
-# ---- the OpenAPI document --------------------------------------------------------------------
+# ---- the OpenAPI document ------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -523,7 +524,7 @@ def test_the_document_accepts_exactly_what_the_service_accepts(measured_schema, 
     assert measured_schema.is_valid(usage) is accepted(usage), usage
 
 
-# ---- the same integer rule as every other field ----------------------------------------------
+# ---- the same integer rule as every other field --------------------------------------------------
 
 INTEGER_VALUES = [
     0,

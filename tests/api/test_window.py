@@ -1,6 +1,7 @@
-"""`POST /v1/window/plan` through HTTP: the worked examples of window.md §12 posted as native JSON,
-the stand-down run with records sent back as returned, the response's key order, the Swagger
-example, the metrics, and every refusal of window.md §11 (one 422 naming each field)."""
+"""`POST /v1/window/plan` through HTTP: the worked examples of `tests/core/window_examples.py`
+posted as native JSON, the stand-down run with records sent back as returned, the response's key
+order, the Swagger example, the metrics, and every refusal of docs/rules.md#validation (one 422
+naming each field)."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ PATH = "/v1/window/plan"
 JSON = {"content-type": "application/json"}
 MAX_INT64 = 9_223_372_036_854_775_807
 
-# ---- the key order of api.md ------------------------------------------------------------------
+# ---- the key order of docs/rules.md#the-plans-answer ---------------------------------------------
 
 TOP_KEYS = [
     "format",
@@ -125,15 +126,16 @@ def assert_pins_order(pins: dict[str, Any], counted: bool = False) -> None:
 
 
 def assert_key_order(answer: dict[str, Any]) -> None:
-    """Every object of the answer lists its keys in the order api.md writes them."""
+    """Every object of the answer lists its keys in the order docs/rules.md#the-plans-answer writes
+    them."""
     counted = "tokenizer" in answer["stats"]
     keys = [key for key in answer if key not in ("shaped", "budget")]
-    if "budget" in answer:  # tokens.md §3: right after stats, under `fit` only
+    if "budget" in answer:  # docs/rules.md#the-fit-strategy: right after stats, under `fit` only
         assert answer["strategy"] == "fit"
         assert list(answer)[list(answer).index("stats") + 1] == "budget"
         assert list(answer["budget"]) == BUDGET_KEYS
     assert keys in (TOP_KEYS, [*TOP_KEYS, "window"], WITHOUT_TURNS, [*WITHOUT_TURNS, "window"])
-    if "shaped" in answer:  # shaping.md §5: right after dropped_standings
+    if "shaped" in answer:  # docs/rules.md#the-shaped-answer: right after dropped_standings
         assert list(answer)[list(answer).index("dropped_standings") + 1] == "shaped"
     if answer["current_request"] is not None:
         assert list(answer["current_request"]) == CURRENT_REQUEST_KEYS
@@ -169,7 +171,7 @@ def assert_key_order(answer: dict[str, Any]) -> None:
         assert_pins_order(record["pins"], counted)
 
 
-# ---- the notation of window.md §12, read from a JSON answer ----------------------------------
+# ---- the notation of the worked examples, read from a JSON answer --------------------------------
 
 
 def held(answer: dict[str, Any]) -> str:
@@ -255,14 +257,14 @@ def check(answer: dict[str, Any], expect: dict[str, Any]) -> None:
         assert READERS[key](answer) == value, key
 
 
-# ---- native JSON from the core fixtures ---------------------------------------------------------
+# ---- native JSON from the core fixtures ----------------------------------------------------------
 
 
 def notice_message(content: str) -> dict[str, Any]:
     return {"role": "user", "content": content}
 
 
-# ---- HTTP ---------------------------------------------------------------------------------------
+# ---- HTTP ----------------------------------------------------------------------------------------
 
 
 async def post(client: httpx.AsyncClient, body: Any) -> httpx.Response:
@@ -338,7 +340,7 @@ async def run_requests(
     return answers
 
 
-# ---- the transcripts of §12 ---------------------------------------------------------------------
+# ---- the transcripts of the worked examples ------------------------------------------------------
 
 
 @pytest.mark.parametrize("case", WINDOW_EXAMPLES)
@@ -518,8 +520,9 @@ async def test_every_swagger_example_is_planned(client, name):
 
 
 async def test_swagger_example_with_a_notice_after_the_system_prompt(client):
-    """window.md §9.2: the system message is the envelope (L = 1), the request is turn 1, and the
-    span (turns 2–3) leaves on the kept-request path with the rich notice after the request."""
+    """docs/rules.md#front-or-further-in: the system message is the envelope (L = 1), the request is
+    turn 1, and the span (turns 2–3) leaves on the kept-request path with the rich notice after the
+    request."""
     body = PLAN_EXAMPLES["openai-notice-after-system"]["value"]
     answer = await plan_ok(client, body)
     messages = body["messages"]
@@ -553,7 +556,7 @@ async def test_swagger_example_with_a_notice_after_the_system_prompt(client):
 
 
 async def test_swagger_example_native(client):
-    """window.md on the example: a system turn, the request, then whats_here (c1), measure (c2,
+    """docs/rules.md on the example: a system turn, the request, then whats_here (c1), measure (c2,
     noise), measure (c3, fact), move (c4), measure (c5); keep 2, ltr 0. The fact turn is held and
     ends the span, so the two turns between the request and it leave, with no notice."""
     body = PLAN_EXAMPLES["native"]["value"]
@@ -591,7 +594,7 @@ async def test_openapi_documents_the_plan_examples(client):
         assert media["examples"][name]["value"] == value["value"]
 
 
-# ---- metrics ------------------------------------------------------------------------------------
+# ---- metrics -------------------------------------------------------------------------------------
 
 
 def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
@@ -799,7 +802,7 @@ async def test_native_defaults_and_empty_values_are_accepted(client):
     assert answer["window"] == [messages[0], *messages[3:]]
 
 
-# ---- refused input ------------------------------------------------------------------------------
+# ---- refused input -------------------------------------------------------------------------------
 
 
 def assert_refused(response: httpx.Response, locs: list[list[Any]]) -> None:

@@ -1,5 +1,5 @@
-"""The worked examples of tokens.md §5 (F1–F3) as one table, planned by the core tests and posted
-in every wire format by the HTTP tests, so each expectation is written once.
+"""The worked examples F1–F3 of the `fit` strategy as one table, planned by the core tests and
+posted in every wire format by the HTTP tests, so each expectation is written once.
 
 Tokenizer `estimate`; `B` = `"b"×400` (100 tokens). Each `R(cN, look, B)` turn costs 113 tokens:
 the call message `0 + (1 + 1 + 3) + 4 = 9` (`look` 1, `{}` 1) and the result `100 + 4 = 104`.
@@ -22,10 +22,11 @@ F_TRANSCRIPT: list[Message] = W(
     R("c3", "look", B),
     R("c4", "look", B),
 )
-# The per-message tokens of §5: S 1+4, U(TASK) 13+4, each call 9, each result 104.
+# The per-message tokens of the examples: S 1+4, U(TASK) 13+4, each call 9, each result 104.
 F_MESSAGE_TOKENS = [5, 17, 9, 104, 9, 104, 9, 104, 9, 104]
 F_TURN_TOKENS = [5, 17, 113, 113, 113, 113]
-# The kept-request rich notice naming `look` under `fit` (window.md §9.6): 399 characters.
+# The kept-request rich notice naming `look` under `fit` (docs/rules.md#notice-lengths): 399
+# characters.
 F_NOTICE = (
     "[dropped history — 6 earlier message(s) were removed from this window at iteration 1 by the "
     "'fit' strategy of the context planner. Your current request is kept: it is still above this "

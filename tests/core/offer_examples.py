@@ -1,5 +1,5 @@
-"""The worked examples of `offer.md` (O1–O13) as one table: the core tests compute each offer and
-the HTTP tests post each one, so every expectation is written once.
+"""The worked examples of the offer (O1–O13, `docs/rules.md#the-offer`) as one table: the core tests
+compute each offer and the HTTP tests post each one, so every expectation is written once.
 
 An example is a transcript of core fixture messages (posted as native wire messages), the `ledger`
 as sent (`ABSENT`: not sent at all), the previous batch, the limit, and the fields of the answer it

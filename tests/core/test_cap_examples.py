@@ -1,5 +1,5 @@
-"""The worked examples of cap.md §2.1 (number spellings), §6.1 (C1–C18), §6.2 (N1–N4), and the
-core part of §6.3 and §6.4."""
+"""The worked examples of the cap: number spellings (docs/rules.md#compact-serialization), C1–C18,
+N1–N4, and the core part of the full exchange and the per-tool caps."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def envelope_of(reason: str) -> int:
     return serialized_size({"truncated": True, "reason": reason, "head": ""})
 
 
-# --- §2.1 the number table -------------------------------------------------------------------
+# --- the number table (compact serialization) -----------------------------------------------------
 
 NUMBER_TABLE = [
     ("1", "1"),
@@ -93,7 +93,7 @@ def test_absent_measures_as_the_no_value_sentence() -> None:
     assert measured_text(None) == "null"
 
 
-# --- §6.1 and §6.2 ----------------------------------------------------------------------------
+# --- C1–C18 and N1–N4 -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ def test_N4_reason_and_cut_inside_a_cluster() -> None:
     marker["head"].encode("utf-8")  # no lone surrogate anywhere
 
 
-# --- §4 the shrink step ----------------------------------------------------------------------
+# --- the shrink step (the marker) -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -327,7 +327,7 @@ def test_shrinking_to_zero_leaves_no_head() -> None:
     assert cap_result("t", text, 125).result == {"truncated": True, "reason": reason}
 
 
-# --- §3 step 1, §6.3 and §6.4 (the core part) -------------------------------------------------
+# --- the decision's step 1, the full exchange, per-tool caps (core part) --------------------------
 
 
 def test_cap_for_uses_the_tool_entry_exactly() -> None:
@@ -370,7 +370,7 @@ def test_cap_of_two_6_4() -> None:
     assert "head" not in marker
 
 
-# --- §5 recognising a marker ------------------------------------------------------------------
+# --- recognising a marker -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

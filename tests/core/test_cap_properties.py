@@ -1,5 +1,5 @@
-"""Properties of the cap (cap.md §3–§4), checked against a literal model of the head budget that
-serializes every candidate marker."""
+"""Properties of the cap (docs/rules.md#the-decision and #the-marker), checked against a literal
+model of the head budget that serializes every candidate marker."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def serialized_size(value: Any) -> int:
 
 
 def model_marker(text: str, tool_name: str, cap: int) -> dict[str, Any]:
-    """§4 written out literally: every try is serialized and measured."""
+    """The head budget written out literally: every try is serialized and measured."""
     reason = reason_for(tool_name, len(text), cap)
     headless: dict[str, Any] = {"truncated": True, "reason": reason}
     budget = cap - serialized_size({**headless, "head": ""})

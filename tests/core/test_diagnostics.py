@@ -1,4 +1,5 @@
-"""window.md §13 through the core: each code from a minimal transcript, the order, the limit."""
+"""docs/rules.md#diagnostics through the core: each code from a minimal transcript, the order, the
+limit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The `fit` strategy and the token figures of a plan (tokens.md §2, §3, §5), through the core."""
+"""The `fit` strategy and the token figures of a plan (docs/rules.md#token-figures-in-the-answer and
+#the-fit-strategy; examples in `tests/core/fit_examples.py`), through the core."""
 
 from __future__ import annotations
 

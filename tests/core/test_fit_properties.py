@@ -1,4 +1,5 @@
-"""The `fit` strategy's promises (tokens.md §3), over random transcripts and budgets.
+"""The `fit` strategy's promises (docs/rules.md#the-fit-strategy), over random transcripts and
+budgets.
 
 - it never engages at or under `max_tokens`;
 - engaged, the window's total is within `target_tokens`, or the whole removable span went (or the
@@ -6,8 +7,8 @@
 - a met budget removed the fewest turns: one turn fewer would not have met it;
 - the budget block adds up: total = system + window + reserve, before and after.
 
-The guarantees of window.md §1 (pins, the current request, unanswered calls, the keep window,
-one span) are the properties of `test_window_properties.py`, whose cases include `fit`.
+The guarantees of docs/rules.md#guarantees (pins, the current request, unanswered calls, the keep
+window, one span) are the properties of `test_window_properties.py`, whose cases include `fit`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The worked examples E1–E10 of kept.md §5 that are about the functions (the request rejections of
-E10 are the request reader's), plus the read rule of §1.1 case by case."""
+"""The worked examples E1–E10 of kept answers (docs/rules.md#kept-answers) that are about the
+functions (the request rejections of E10 are the request reader's), plus the read rule of a valid
+entry case by case."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def lookup(kept: Any, turn: int, tool_name: str, argument: str) -> dict[str, Any
     return {"answer": answer_for(entries, tool_name, argument), "this_turn": entries}
 
 
-# --- E1 -----------------------------------------------------------------------------------------
+# --- E1 -------------------------------------------------------------------------------------------
 
 E1_KEPT = [
     k("purge_logs", "window", "24h", 1),
@@ -58,7 +59,7 @@ def test_E1_no_list(kept: Any) -> None:
     assert lookup(kept, 1, "purge_logs", "window") == {"answer": None, "this_turn": []}
 
 
-# --- E2 -----------------------------------------------------------------------------------------
+# --- E2 -------------------------------------------------------------------------------------------
 
 
 def test_E2_keeping_a_pair_again_replaces_it() -> None:
@@ -75,7 +76,7 @@ def test_E2_keeping_a_pair_again_replaces_it() -> None:
     assert lookup(third, 1, "purge_logs", "limit")["answer"] is None
 
 
-# --- E3 -----------------------------------------------------------------------------------------
+# --- E3 -------------------------------------------------------------------------------------------
 
 
 def test_E3_keeping_drops_another_turns_entries() -> None:
@@ -85,7 +86,7 @@ def test_E3_keeping_drops_another_turns_entries() -> None:
     ]
 
 
-# --- E4 -----------------------------------------------------------------------------------------
+# --- E4 -------------------------------------------------------------------------------------------
 
 E4_KEPT = [k("purge_logs", "window", "24h"), k("search_logs", "window", "1h")]
 
@@ -99,7 +100,7 @@ def test_E4_nothing_left_clears_the_list() -> None:
     assert use(E4_KEPT, 1, used) is None
 
 
-# --- E5 -----------------------------------------------------------------------------------------
+# --- E5 -------------------------------------------------------------------------------------------
 
 E5_KEPT_JSON = b"""[
  {"turn":1,"tool_name":"t","argument":"a","value":"","extra":9},
@@ -134,7 +135,7 @@ def test_E5_skipped_entries_are_never_read(argument: str) -> None:
     assert use(kept, 1, []) == [kept[0], kept[4]]
 
 
-# --- E6 -----------------------------------------------------------------------------------------
+# --- E6 -------------------------------------------------------------------------------------------
 
 
 def test_E6_two_answers_for_one_argument() -> None:
@@ -146,7 +147,7 @@ def test_E6_two_answers_for_one_argument() -> None:
     assert use(kept, 1, [UsedPair("purge_logs", "window")]) is None
 
 
-# --- E7 -----------------------------------------------------------------------------------------
+# --- E7 -------------------------------------------------------------------------------------------
 
 
 def test_E7_a_replaced_pair_moves_to_the_end() -> None:
@@ -157,7 +158,7 @@ def test_E7_a_replaced_pair_moves_to_the_end() -> None:
     ]
 
 
-# --- E8 -----------------------------------------------------------------------------------------
+# --- E8 -------------------------------------------------------------------------------------------
 
 
 def test_E8_use_in_a_turn_with_nothing_kept() -> None:
@@ -177,7 +178,7 @@ def test_E8_another_turns_entry_is_never_read() -> None:
     assert lookup(kept, 2, "a", "x")["answer"] == k("a", "x", 2, 2)
 
 
-# --- E9 -----------------------------------------------------------------------------------------
+# --- E9 -------------------------------------------------------------------------------------------
 
 
 def test_E9_the_flow_of_one_turn() -> None:
@@ -189,7 +190,7 @@ def test_E9_the_flow_of_one_turn() -> None:
     assert use(stored, 3, [UsedPair("purge_logs", "window")]) is None
 
 
-# --- E10 (the part that is not a request rejection) ---------------------------------------------
+# --- E10 (the part that is not a request rejection) -----------------------------------------------
 
 
 def test_E10_a_garbage_entry_is_skipped() -> None:
@@ -203,7 +204,7 @@ def test_E10_turn_3_point_0_matches_turn_3() -> None:
     assert this_turn([k("p", "w", "x", 3.0)], 3) == [k("p", "w", "x", 3.0)]
 
 
-# --- §1.1 the read rule, entry by entry -----------------------------------------------------------
+# --- the read rule, entry by entry ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""Properties of kept answers (kept.md §1.1–§2) over lists mixing valid, invalid and other turns'
-entries."""
+"""Properties of kept answers (docs/rules.md#kept-answers) over lists mixing valid, invalid and
+other turns' entries."""
 
 from __future__ import annotations
 

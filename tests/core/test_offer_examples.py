@@ -1,5 +1,5 @@
-"""The worked examples of offer.md: the offer (O1–O13; the table in `tests/core/offer_examples.py`,
-which the HTTP tests post too) and the collapsed tickets (K1–K5)."""
+"""The worked examples of docs/rules.md#the-offer: the offer (O1–O13; the table in
+`tests/core/offer_examples.py`, which the HTTP tests post too) and the collapsed tickets (K1–K5)."""
 
 from __future__ import annotations
 

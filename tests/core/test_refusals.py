@@ -1,5 +1,6 @@
-"""The span the refusal engine chooses, against the rule read literally (`window.md`): candidates
-oldest first, refusing ones stepped over until the span starts, the first refusal after it ends it.
+"""The span the refusal engine chooses, against the rule read literally
+(docs/rules.md#choosing-the-span): candidates oldest first, refusing ones stepped over until the
+span starts, the first refusal after it ends it.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ RULE_ORDER = [
 
 @pytest.mark.parametrize("first", range(len(RULE_ORDER)))
 def test_a_turn_held_by_several_rules_names_the_first_of_them(first: int) -> None:
-    """window.md's rule order: every rule from `first` on holds turn 3, and `first` names it."""
+    """The rule order of docs/rules.md#refusals: every rule from `first` on holds turn 3, and
+    `first` names it."""
     holding = {name for name, _ in RULE_ORDER[first:]}
     context = RefusalContext.of(
         request_turn=3 if "request_turn" in holding else None,

@@ -1,8 +1,10 @@
-"""Shaping (shaping.md) through the core: S1–S4 byte for byte, and each rule of §2 on its own.
+"""Shaping (docs/rules.md#shaping) through the core: S1–S4 byte for byte, and each rule of
+docs/rules.md#what-is-shaped on its own.
 
-Every text is compared exactly: a capped result must hold the compact JSON of `cap.md`'s marker
-(`app.core.cap.marker_for`, the function `POST /v1/tool-results/cap` uses; the HTTP tests check
-the two agree), a collapsed one the ticket of `offer.md` §6 (`app.core.collapse.ticket_for`).
+Every text is compared exactly: a capped result must hold the compact JSON of the cap's marker
+(`docs/rules.md#the-marker`) (`app.core.cap.marker_for`, the function `POST /v1/tool-results/cap`
+uses; the HTTP tests check the two agree), a collapsed one the ticket of
+`docs/rules.md#collapsed-tickets` (`app.core.collapse.ticket_for`).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ BOTH: dict[str, Any] = {"collapse": "ledger-and-facts", "cap": CapOption(200)}
 def shaping(
     collapse: str | None = None, cap: CapOption | None = None, **kwargs: Any
 ) -> PlanOptions:
-    """§12's notation (`options`) plus the two shaping options."""
+    """the worked examples' notation (`options`) plus the two shaping options."""
     return replace(options(**kwargs), collapse=collapse, cap=cap)
 
 
@@ -69,7 +71,8 @@ def window(messages: Sequence[Message], result: WindowPlan) -> list[Message]:
 
 
 def entries(result: WindowPlan) -> list[tuple[int, int | None, str, str, int, int]] | None:
-    """`shaped` in §6's notation: `{message_index, window_index, id, action, before, after}`."""
+    """`shaped` in the examples' notation: `{message_index, window_index, id, action, before,
+    after}`."""
     if result.shaped is None:
         return None
     return [
@@ -95,7 +98,7 @@ def only_text_changed(before: Message, after: Message, text: str) -> None:
     assert after._replace(content=before.content) == before
 
 
-# ---- §6 worked examples --------------------------------------------------------------------------
+# ---- S1–S4 worked examples -----------------------------------------------------------------------
 
 
 def test_s1_both_options_not_engaged() -> None:
@@ -192,7 +195,7 @@ def test_one_option_on_and_nothing_to_shape_reports_empty(kwargs: dict[str, Any]
     assert result.stats.chars_shaped == result.stats.chars_before == 671
 
 
-# ---- §2 rule order -------------------------------------------------------------------------------
+# ---- rule order (what is shaped) -----------------------------------------------------------------
 
 
 def test_collapse_is_tried_before_the_cap() -> None:
@@ -227,7 +230,7 @@ def test_a_collapsing_result_under_the_cap_is_collapsed() -> None:
     )
 
 
-# ---- §2 rule 2: collapse -------------------------------------------------------------------------
+# ---- rule 2: collapse ----------------------------------------------------------------------------
 
 LONG = "l" * 100
 K_LEDGER = ledger_rows(c1="fact", c2="noise", c3="open", c4="ruled-out")
@@ -330,7 +333,7 @@ def test_a_ticket_replaces_only_a_longer_text(length: int, collapses: bool) -> N
     assert entries(result) == ([(2, 2, "c2", "collapsed", length, 57)] if collapses else [])
 
 
-# ---- §2 rule 3: cap ------------------------------------------------------------------------------
+# ---- rule 3: cap ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("length", "capped"), [(200, False), (201, True)])
@@ -343,7 +346,8 @@ def test_at_the_cap_passes_one_over_is_capped(length: int, capped: bool) -> None
 
 
 def test_max_chars_by_tool_is_keyed_by_name_of_a_result_named_only_through_its_call() -> None:
-    """The tool message has no `tool_name`: its name is the call's (`window.md` §2)."""
+    """The tool message has no `tool_name`: its name is the call's
+    (`docs/rules.md#the-message-model`)."""
     messages = [U(TASK), AC("c1:orders_export"), Message("tool", X, tool_call_id="c1")]
     cap = CapOption(1000, {"orders_export": 150})
     result = shaped_plan(messages, cap=cap)
@@ -453,7 +457,7 @@ def test_characters_are_code_points() -> None:
     assert entries(result) == [(2, 2, "c1", "capped", 300, len(written))]
 
 
-# ---- §2: only result messages --------------------------------------------------------------------
+# ---- only result messages ------------------------------------------------------------------------
 
 
 def test_settled_results_are_never_touched() -> None:
@@ -485,7 +489,7 @@ def test_messages_that_are_not_results_are_never_touched() -> None:
     assert new[:4] == messages[:4]
 
 
-# ---- §2 rule 1: already shaped -------------------------------------------------------------------
+# ---- rule 1: already shaped ----------------------------------------------------------------------
 
 SPACED_MARKER = (
     '{ "truncated" : true, "reason" : "look returned 900 chars, over the 200-char cap. '
@@ -561,7 +565,7 @@ def test_a_marker_like_text_that_is_no_marker_or_ticket_is_shaped(text: str) -> 
 
 
 def test_a_result_re_judged_fact_comes_back_only_from_the_committed_transcript() -> None:
-    """§2 rule 1: shaping cannot undo itself; planning the committed transcript can."""
+    """Rule 1: shaping cannot undo itself; planning the committed transcript can."""
     committed = W(U(TASK), R("c1", "look", LONG))
     first = shaped_plan(committed, ledger=ledger_rows(c1="noise"), collapse="ledger-and-facts")
     collapsed_window = window(committed, first)
@@ -574,7 +578,7 @@ def test_a_result_re_judged_fact_comes_back_only_from_the_committed_transcript()
     assert window(committed, from_committed)[2].content == LONG
 
 
-# ---- §3 planning on the shaped transcript, §5 the report -----------------------------------------
+# ---- planning on the shaped transcript, the report -----------------------------------------------
 
 
 def test_pins_and_turns_count_shaped_characters() -> None:
@@ -625,8 +629,8 @@ def test_shaped_entries_keep_transcript_order_and_caller_indices() -> None:
 
 
 def test_an_injected_result_is_still_a_result() -> None:
-    """`window.md` §2: a result message is a tool message with an id that ran; `injected` does
-    not enter into it."""
+    """`docs/rules.md#the-message-model`: a result message is a tool message with an id that ran;
+    `injected` does not enter into it."""
     messages = [U(TASK), AC("c1:look"), Message("tool", X, tool_call_id="c1", injected=True)]
     result = shaped_plan(messages, cap=CapOption(200))
     assert entries(result) == [(2, 2, "c1", "capped", 500, 200)]
@@ -634,8 +638,9 @@ def test_an_injected_result_is_still_a_result() -> None:
 
 
 def test_a_ticket_and_a_marker_escape_what_they_quote() -> None:
-    """Compact JSON (`cap.md` §2.1): quotes, backslashes and control characters escaped, the
-    rest (`/`, U+2028, `é`) written raw; the marker's size counts the escapes in its reason."""
+    """Compact JSON (`docs/rules.md#compact-serialization`): quotes, backslashes and control
+    characters escaped, the rest (`/`, U+2028, `é`) written raw; the marker's size counts the
+    escapes in its reason."""
     call_id = 'c"1\\\n/é\u2028'
     tool = 'tool "q"\t'
     row = StandingRow(call_id, "noise", ref="art/ü")

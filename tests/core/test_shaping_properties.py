@@ -1,11 +1,12 @@
-"""Shaping's properties over random transcripts, through the core (shaping.md §2–§5).
+"""Shaping's properties over random transcripts, through the core (docs/rules.md#shaping).
 
-The reference below (`spec_shape`) is shaping.md §2 written out from the contract's words, with
-its own fold (`offer.md` §2.3), its own `name_of` (`window.md` §2), its own ticket and its own
-recognition of tickets and markers; only the marker's head budget is `app.core.cap.marker_for`
-(the cap's own tests pin that function to `cap.md` §4). The plan must shape exactly what the
-reference shapes, and then plan exactly as the plain plan of the reference's shaped transcript.
-The HTTP property tests (`tests/api/test_shaping_formats.py`) reuse the reference.
+The reference below (`reference_shape`) is docs/rules.md#what-is-shaped written out from its words,
+with its own fold (`docs/rules.md#the-ledger-fold`), its own `name_of`
+(`docs/rules.md#the-message-model`), its own ticket and its own recognition of tickets and markers;
+only the marker's head budget is `app.core.cap.marker_for` (the cap's own tests pin that function to
+`docs/rules.md#the-marker`). The plan must shape exactly what the reference shapes, and then plan
+exactly as the plain plan of the reference's shaped transcript. The HTTP property tests
+(`tests/api/test_shaping_formats.py`) reuse the reference.
 """
 
 from __future__ import annotations
@@ -42,11 +43,12 @@ COLLAPSES = {
 UNNAMED = "the tool"
 
 
-# ---- the reference ---------------------------------------------------------------------------
+# ---- the reference -------------------------------------------------------------------------------
 
 
 def compact(value: Any) -> str:
-    """cap.md §2.1 for the values written here (strings, booleans, objects)."""
+    """docs/rules.md#compact-serialization for the values written here (strings, booleans,
+    objects)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -63,7 +65,7 @@ def parsed(text: str) -> Any:
 
 
 def already_shaped(text: str) -> bool:
-    """offer.md §6 "Recognising a ticket", cap.md §5 "Recognising a marker"."""
+    """docs/rules.md#collapsed-tickets, docs/rules.md#recognising-a-marker."""
     value = parsed(text)
     if not isinstance(value, dict):
         return False
@@ -76,7 +78,7 @@ def already_shaped(text: str) -> bool:
     return ticket or marker
 
 
-def spec_fold(ledger: Sequence[StandingRow] | None) -> dict[str, StandingRow] | None:
+def reference_fold(ledger: Sequence[StandingRow] | None) -> dict[str, StandingRow] | None:
     if ledger is None:
         return None
     fold: dict[str, StandingRow] = {}
@@ -85,7 +87,7 @@ def spec_fold(ledger: Sequence[StandingRow] | None) -> dict[str, StandingRow] | 
     return fold
 
 
-def spec_name_of(messages: Sequence[Message], message: Message) -> str | None:
+def reference_name_of(messages: Sequence[Message], message: Message) -> str | None:
     if message.role != "tool" or message.not_dispatched:
         return None
     if message.tool_name:
@@ -98,7 +100,7 @@ def spec_name_of(messages: Sequence[Message], message: Message) -> str | None:
     return None
 
 
-def spec_ticket(row: StandingRow) -> str:
+def reference_ticket(row: StandingRow) -> str:
     ticket: dict[str, Any] = {
         "collapsed": True,
         "standing": row.standing,
@@ -122,26 +124,27 @@ class Shaped:
     content: str
 
 
-def spec_shape(
+def reference_shape(
     messages: Sequence[Message],
     ledger: Sequence[StandingRow] | None,
     collapse: str | None,
     cap: CapOption | None,
 ) -> tuple[list[Message], list[Shaped]]:
-    """shaping.md §2: for each result message, in order, the first rule that applies."""
-    fold = spec_fold(ledger)
+    """docs/rules.md#what-is-shaped: for each result message, in order, the first rule that
+    applies."""
+    fold = reference_fold(ledger)
     out = list(messages)
     report: list[Shaped] = []
     for index, message in enumerate(messages):
         if not (message.role == "tool" and message.tool_call_id and not message.not_dispatched):
             continue
-        text, name = message.content, spec_name_of(messages, message)
+        text, name = message.content, reference_name_of(messages, message)
         if already_shaped(text):
             continue  # rule 1
         replacement: tuple[str, str] | None = None
         row = None if fold is None else fold.get(message.tool_call_id)
         if collapse is not None and row is not None and row.standing in COLLAPSES[collapse]:
-            ticket = spec_ticket(row)
+            ticket = reference_ticket(row)
             if len(ticket) < len(text):
                 replacement = (ticket, "collapsed")  # rule 2
         if replacement is None and cap is not None:
@@ -160,7 +163,7 @@ def spec_shape(
     return out, report
 
 
-# ---- random transcripts ----------------------------------------------------------------------
+# ---- random transcripts --------------------------------------------------------------------------
 
 Draw = Any
 
@@ -295,7 +298,7 @@ def cases(draw: Draw) -> tuple[list[Message], PlanOptions]:
     return messages, draw(shaping_options(messages))
 
 
-# ---- helpers ---------------------------------------------------------------------------------
+# ---- helpers -------------------------------------------------------------------------------------
 
 
 def plain(opts: PlanOptions) -> PlanOptions:
@@ -333,7 +336,7 @@ DECISION_FIELDS = [
 ]
 
 
-# ---- the properties --------------------------------------------------------------------------
+# ---- the properties ------------------------------------------------------------------------------
 
 
 @PROPERTY_SETTINGS
@@ -343,7 +346,7 @@ def test_the_plan_shapes_exactly_what_shaping_md_says(
 ) -> None:
     messages, opts = case
     result = plan_window(messages, opts)
-    _, expected = spec_shape(messages, opts.ledger, opts.collapse, opts.cap)
+    _, expected = reference_shape(messages, opts.ledger, opts.collapse, opts.cap)
     assert reported(result) == expected
     if not shaping_on(opts):
         assert result.shaped is None and result.stats.chars_shaped is None
@@ -369,7 +372,7 @@ def test_a_shaped_plan_is_the_plain_plan_of_the_shaped_transcript(
 ) -> None:
     messages, opts = case
     result = plan_window(messages, opts)
-    shaped_messages, _ = spec_shape(messages, opts.ledger, opts.collapse, opts.cap)
+    shaped_messages, _ = reference_shape(messages, opts.ledger, opts.collapse, opts.cap)
     baseline = plan_window(shaped_messages, plain(opts))
     for name in DECISION_FIELDS:
         assert getattr(result, name) == getattr(baseline, name), name
@@ -388,7 +391,8 @@ def test_a_shaped_plan_is_the_plain_plan_of_the_shaped_transcript(
 def test_decisions_that_read_no_characters_are_those_of_the_unshaped_plan(
     case: tuple[list[Message], PlanOptions],
 ) -> None:
-    """§3: turns, the current request and the pins' choice do not depend on shaping."""
+    """docs/rules.md#planning-on-the-shaped-transcript: turns, the current request and the pins'
+    choice do not depend on shaping."""
     messages, opts = case
     result = plan_window(messages, opts)
     unshaped = plan_window(messages, plain(opts))
@@ -461,13 +465,13 @@ def test_shaping_is_idempotent(case: tuple[list[Message], PlanOptions]) -> None:
     for entry in again.shaped_results:
         message = sent[entry.index]
         assert entry.action == "capped", entry
-        before = spec_name_of(messages, message)
-        assert spec_name_of(sent, message) != before, entry
+        before = reference_name_of(messages, message)
+        assert reference_name_of(sent, message) != before, entry
 
 
 def test_the_transcripts_cover_what_they_claim() -> None:
     """A property over a narrow generator proves little: every kind of message is drawn, and
-    every rule of §2 is reached."""
+    every rule of what is shaped is reached."""
     seen: set[str] = set()
 
     @settings(derandomize=True, max_examples=150, deadline=None)
@@ -481,7 +485,7 @@ def test_the_transcripts_cover_what_they_claim() -> None:
                     seen.add("orphan")
                 if already_shaped(message.content):
                     seen.add("already-shaped")
-        for entry in spec_shape(messages, opts.ledger, opts.collapse, opts.cap)[1]:
+        for entry in reference_shape(messages, opts.ledger, opts.collapse, opts.cap)[1]:
             seen.add(entry.action)
             if entry.tool_name is None:
                 seen.add("capped-unnamed")

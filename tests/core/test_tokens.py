@@ -1,4 +1,5 @@
-"""The tokens of a message (tokens.md §1.1) and calibration (§1.2), on the core's values."""
+"""The tokens of a message (docs/rules.md#the-tokens-of-a-message) and calibration
+(docs/rules.md#calibration), on the core's values."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Provider usage objects (window.md §8.4): which row an object matches, the counts it yields, and
-every refusal with the key it names (§11, the `measured` rows)."""
+"""Provider usage objects (docs/rules.md#provider-usage-objects): which row an object matches, the
+counts it yields, and every refusal with the key it names (docs/rules.md#validation, the `measured`
+rows)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def yields(usage: Any) -> tuple[int, int]:
     return read.input_tokens, read.output_tokens
 
 
-# ---- every row of §8.4 with the counts it yields ---------------------------------------------
+# ---- every usage shape with the counts it yields -------------------------------------------------
 
 ANTHROPIC = {
     "input_tokens": 12,
@@ -178,7 +179,7 @@ def test_other_counts_absent_or_null_are_0(usage, counts):
     assert yields(usage) == counts
 
 
-# ---- first match, top to bottom -------------------------------------------------------------
+# ---- first match, top to bottom ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -253,7 +254,7 @@ def test_the_rows_are_listed_in_the_order_tried():
     assert SHAPES[0].strict and not any(shape.strict for shape in SHAPES[1:])
 
 
-# ---- unknown keys ---------------------------------------------------------------------------
+# ---- unknown keys --------------------------------------------------------------------------------
 
 ANYTHING = {"a string": "x", "a list": [1, 2], "null": None, "an object": {"k": -1}, "n": -1.5}
 
@@ -314,7 +315,7 @@ def test_the_services_own_shape_has_no_null():
     assert paths({"input_tokens": 3, "output_tokens": None}) == [("output_tokens",)]
 
 
-# ---- the input count is required ------------------------------------------------------------
+# ---- the input count is required -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -342,7 +343,7 @@ def test_a_provider_rows_input_count_is_required(usage, key):
     assert found[0].type == "missing"
 
 
-# ---- integers (§11) -------------------------------------------------------------------------
+# ---- integers (validation) -----------------------------------------------------------------------
 
 BAD = [
     pytest.param(-1, "greater_than_equal", id="negative"),
@@ -426,7 +427,7 @@ def test_the_input_sum_may_pass_the_int64_bound_of_a_single_count():
     ) == (2 * MAX_INT64, 0)
 
 
-# ---- both yielded counts 0 ------------------------------------------------------------------
+# ---- both yielded counts 0 -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -479,7 +480,7 @@ def test_the_0_rule_waits_until_every_count_is_valid():
     ]
 
 
-# ---- objects matching no row, and values that are no object ---------------------------------
+# ---- objects matching no row, and values that are no object --------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -509,7 +510,7 @@ def test_a_value_that_is_not_an_object_is_refused_on_measured(value):
     assert [(p.path, p.type) for p in problems(value)] == [((), "dict_type")]
 
 
-# ---- over random objects --------------------------------------------------------------------
+# ---- over random objects -------------------------------------------------------------------------
 
 KEYS = sorted(
     {key for shape in SHAPES for key in (*shape.keys, *shape.any_of, *shape.inputs, shape.output)}

@@ -1,6 +1,6 @@
-"""Every worked example of window.md §12 (the table in `tests/core/window_examples.py`, which the
-HTTP tests post too) planned by the core, the examples only the core can state, and caller indices
-through `source`."""
+"""Every worked example of `tests/core/window_examples.py` (the table in
+`tests/core/window_examples.py`, which the HTTP tests post too) planned by the core, the examples
+only the core can state, and caller indices through `source`."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def check(result: WindowPlan, expect: dict[str, Any]) -> None:
 
 
 def core_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The example's options in §12's notation as the keyword arguments of `plan`."""
+    """The example's options in the worked examples' notation as the keyword arguments of `plan`."""
     kwargs = {key: value for key, value in options.items() if value is not None}
     if "tb" in kwargs:
         kwargs["strategy"] = tb(*kwargs.pop("tb"), keep=kwargs.pop("keep", 6))
@@ -200,7 +200,7 @@ def test_E25a_through_a_plan() -> None:
     assert list(result.dropped_tool_names) == [f"tool_{n}" for n in range(20)]
 
 
-# --- caller indices through `source` ----------------------------------------------------------
+# --- caller indices through `source` --------------------------------------------------------------
 
 
 def sourced(message: Message, source: int) -> Message:

@@ -1,4 +1,4 @@
-"""The guarantees of window.md §1, over random transcripts and options."""
+"""The guarantees of docs/rules.md#guarantees, over random transcripts and options."""
 
 from __future__ import annotations
 
@@ -54,11 +54,12 @@ class Case:
 
 @st.composite
 def transcripts(draw: st.DrawFn) -> list[Message]:
-    """Well-formed batches (results right after their call), plus the oddities the spec allows:
+    """Well-formed batches (results right after their call), plus the oddities the rules allow:
     leading and orphan results, unanswered calls, results that never ran, nameless results."""
     messages: list[Message] = []
     counter = 0
-    # The system envelope most OpenAI and native transcripts open with (window.md §9.2).
+    # The system envelope most OpenAI and native transcripts open with
+    # (docs/rules.md#front-or-further-in).
     for _ in range(draw(st.sampled_from([0, 0, 1, 1, 2]))):
         messages.append(Message("system", draw(st.sampled_from(["Be brief.", "x" * 60]))))
     opening = draw(st.sampled_from(["request", "request", "lead", "none"]))

@@ -1,11 +1,11 @@
-"""The worked examples of `window.md` §12 as one table: the core tests plan each one and the HTTP
-tests post each one, so every expectation is written once.
+"""The worked examples of `tests/core/window_examples.py` as one table: the core tests plan each one
+and the HTTP tests post each one, so every expectation is written once.
 
-An example is a transcript, its options in §12's notation (`keep`, `tb=(threshold, input, output)`,
-`ltr`, `lf`, `ledger={id: standing}`, `rt`, `paused`, `check_in`, `it`), how many identical
-requests are sent (each sending back every record returned so far; the last one is checked), what
-the plan shows (read by each side's `READERS`, missing keys taking `DEFAULTS`) and, where the
-example spells it out, the new window as core messages.
+An example is a transcript, its options in the worked examples' notation (`keep`, `tb=(threshold,
+input, output)`, `ltr`, `lf`, `ledger={id: standing}`, `rt`, `paused`, `check_in`, `it`), how many
+identical requests are sent (each sending back every record returned so far; the last one is
+checked), what the plan shows (read by each side's `READERS`, missing keys taking `DEFAULTS`) and,
+where the example spells it out, the new window as core messages.
 """
 
 from __future__ import annotations
@@ -98,8 +98,8 @@ def request_body(
     check_in: bool | None = None,
     it: int | None = None,
 ) -> dict[str, Any]:
-    """A plan request body in §12's notation (native messages); an option left None is left out,
-    so its default applies."""
+    """A plan request body in the worked examples' notation (native messages); an option left None
+    is left out, so its default applies."""
     body: dict[str, Any] = {"messages": wire(messages)}
     if tb is not None:
         threshold, input_tokens, output_tokens = tb
@@ -260,7 +260,9 @@ WINDOW_EXAMPLES = [
         evicted=[2, 3],
         ev=[2, 3, 4, 5],
         stats="m 8→4 t 5→3 c 8→4",
-        dtn=["look"],  # not written in the example; §10.3 lists the names of removed results
+        # not written in the example; docs/rules.md#dropped_tool_names-and-dropped_standings
+        # lists the names of removed results
+        dtn=["look"],
     ),
     # E4 — the current request
     example("E4a", W(U("turn one"), R("c1"), U("turn two")), req=(3, 2)),
@@ -731,6 +733,6 @@ WINDOW_EXAMPLES = [
         record_filed=True,
         **REMOVED_NOTHING,
     ),
-    # §8.2: equality does not engage
+    # token-budget: equality does not engage
     example("tb-equal-not-engaged", X3, {"tb": (5000, 5000, 10), "keep": 1}, engaged=False),
 ]

@@ -1,4 +1,5 @@
-"""Builders mirroring the notation of window.md §12, and readers of a plan in that notation."""
+"""Builders mirroring the notation of the worked examples, and readers of a plan in that
+notation."""
 
 from __future__ import annotations
 

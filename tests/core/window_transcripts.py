@@ -1,5 +1,6 @@
-"""The transcripts of `window.md` §12's worked examples, shared by the core, HTTP and cross-format
-tests, with the expectations several of them reuse (written in the spec's notation)."""
+"""The transcripts of the worked examples in `tests/core/window_examples.py`, shared by the core,
+HTTP and cross-format tests, with the expectations several of them reuse (written in the examples'
+notation)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Gemini `contents`: part-level reading, generated call ids, validation and writing back.
 
-The expected ids are computed here from the contract's words (SHA-256 of the content's compact
-JSON, first 12 hex digits), independently of the reader.
+The expected ids are computed here from the words of docs/rules.md#gemini (SHA-256 of the content's
+compact JSON, first 12 hex digits), independently of the reader.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ SIGNATURE = "c2lnbmF0dXJlLW9mLXRoZS1jYWxs"
 
 
 def digest(content: Any) -> str:
-    """h of the contract, from the standard library's JSON in the compact spelling."""
+    """h of docs/rules.md#gemini, from the standard library's JSON in the compact spelling."""
     text = json.dumps(content, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -273,7 +273,7 @@ def test_answers_names_the_kth_call() -> None:
     assert answers.answer("g", 2).startswith("g#2:")
 
 
-# ---- refusals ---------------------------------------------------------------------------------
+# ---- refusals ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -378,7 +378,7 @@ def test_null_fields_count_as_absent() -> None:
     ]
 
 
-# ---- writing ----------------------------------------------------------------------------------
+# ---- writing -------------------------------------------------------------------------------------
 
 
 def written(raw: list[Any], removed: tuple[int, int] | None, notice: str | None) -> list[Any]:

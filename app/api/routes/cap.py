@@ -2,10 +2,10 @@
 
 This module decides nothing about measuring or markers: `app.core.cap` does. It reads the request
 (every violation in one 422), picks each item's ceiling with `cap_for`, hands the item to
-`cap_result`, and writes the entries in the key order of `cap.md` §5. A result that passes is the
-value orjson read from the request, written back by orjson, so it comes back as the same JSON value
-(key order and number spelling of `cap.md` §2.1). Measured and truncated results are counted per
-tool on `/metrics`.
+`cap_result`, and writes the entries in the key order of `docs/rules.md#cap-response`. A result that
+passes is the value orjson read from the request, written back by orjson, so it comes back as the
+same JSON value (key order and number spelling of `docs/rules.md#compact-serialization`). Measured
+and truncated results are counted per tool on `/metrics`.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def read_cap_request(raw: Any) -> CapRequest:
 
 
 def result_entry(item: CapItem, cap: int, outcome: CapOutcome) -> dict[str, Any]:
-    """One entry of the answer, keys in the order of `cap.md` §5."""
+    """One entry of the answer, keys in the order of `docs/rules.md#cap-response`."""
     entry: dict[str, Any] = {}
     if item.tool_call_id is not None:
         entry["tool_call_id"] = item.tool_call_id

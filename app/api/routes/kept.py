@@ -2,8 +2,9 @@
 
 This module decides nothing about kept answers: it checks the request's own fields (every
 violation in one 422), hands the caller's `kept` list as received to the core, which reads it
-leniently, and writes the answer in the key order of `kept.md` §3. Entries that come back are the
-values orjson read from the request, written back by orjson, so a stored `2.0` stays `2.0`.
+leniently, and writes the answer in the key order of `docs/rules.md#kept-answers`. Entries that come
+back are the values orjson read from the request, written back by orjson, so a stored `2.0` stays
+`2.0`.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 This module decides nothing about the offer: it validates the body (every violation in one 422),
 reads the transcript through the wire format exactly as the window plan does, folds the standing
 rows with `app.core.ledger.fold_ledger` and hands both to `app.core.offer.offer`, whose answer is
-serialized field by field in the key order of `offer.md` §4. It never reads `system` beyond the
-format rules shared with the window plan.
+serialized field by field in the key order of `docs/rules.md#the-offer`. It never reads `system`
+beyond the format rules shared with the window plan.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Request and response schemas of `POST /v1/tool-results/cap` (`api.md`, `cap.md` §1 and §5).
+"""Request and response schemas of `POST /v1/tool-results/cap` (`docs/rules.md#cap-request` and
+`#cap-response`).
 
 A ceiling (`max_chars` and every `max_chars_by_tool` value) follows one integer rule, and every way
 of breaking it is one error of one shape (`invalid_cap`, one fixed message), so a caller reads the
@@ -142,7 +143,7 @@ class CapResponse(BaseModel):
 
 
 # ---- Swagger examples ----------------------------------------------------------------------------
-# cap.md §6.3: a string over the cap, an object under its tool's own cap, and a tool that returned
+# A string over the cap, an object under its tool's own cap, and a tool that returned
 # no value. The API tests post it and check the answer byte for byte.
 
 CAP_EXAMPLES: dict[str, dict[str, Any]] = {

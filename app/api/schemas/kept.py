@@ -1,4 +1,5 @@
-"""Request and response schemas of the kept-answer endpoints (`kept.md` §3 and §4), and examples.
+"""Request and response schemas of the kept-answer endpoints (`docs/rules.md#kept-answers`), and
+examples.
 
 The request's own fields are checked strictly: `turn` is a whole number (`3.0` is 3), names are
 non-empty strings, and an answer's `value` is a string, a number or a boolean, one error at
@@ -128,9 +129,10 @@ class LookupResponse(BaseModel):
 
 
 # ---- Swagger examples ----------------------------------------------------------------------------
-# kept.md E9, one answer through one turn: the person answered `24h` for purge_logs.window on a call
-# that was then refused; keep stores it, lookup finds it for the next purge_logs call without a
-# window, and use spends it once that batch ran. The API tests post each and chain the answers.
+# One answer through one turn (docs/rules.md#kept-answers): the person answered `24h` for
+# purge_logs.window on a call that was then refused; keep stores it, lookup finds it for the next
+# purge_logs call without a window, and use spends it once that batch ran. The API tests post each
+# and chain the answers.
 
 E9_TURN = 3
 E9_TOOL = "purge_logs"

@@ -1,4 +1,4 @@
-"""Request and response schemas of `POST /v1/offer` (`api.md`, `offer.md` §4), and its examples.
+"""Request and response schemas of `POST /v1/offer` (`docs/rules.md#the-offer`), and its examples.
 
 The request schema checks the option types and refuses unknown top-level fields; `messages` are
 checked by the wire-format readers and ledger rows by `app.api.ledger`, because both report the
@@ -68,7 +68,7 @@ class OfferRequest(BaseModel):
     )
 
 
-# ---- response documentation -------------------------------------------------------------------
+# ---- response documentation ----------------------------------------------------------------------
 
 
 class StandingOut(BaseModel):
@@ -109,7 +109,7 @@ class OfferResponse(BaseModel):
     )
 
 
-# ---- Swagger examples -------------------------------------------------------------------------
+# ---- Swagger examples ----------------------------------------------------------------------------
 # One conversation in native, OpenAI and Anthropic form: six results (c1-c6) and one settled
 # call (c7), with a ledger holding a fact, a noise, an open result and a ruled-out result
 # re-filed as a fact, so c5 and c6 are undeclared. The API tests post each example and check the

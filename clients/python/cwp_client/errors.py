@@ -82,7 +82,7 @@ class UnsupportedMediaTypeError(PlannerHTTPError):
 
 
 class RequestValidationError(PlannerHTTPError):
-    """422: valid JSON that breaks the contract; `errors` names each field."""
+    """422: valid JSON the service refuses; `errors` names each field."""
 
 
 class ServiceUnavailableError(PlannerHTTPError):

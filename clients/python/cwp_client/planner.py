@@ -203,8 +203,8 @@ class Planner:
 
 
 class KeptAnswers:
-    """`POST /v1/kept-answers/{keep,use,lookup}` (`kept.md`); `kept` is the caller's list as last
-    returned (absent for none yet)."""
+    """`POST /v1/kept-answers/{keep,use,lookup}` (`docs/rules.md#kept-answers`); `kept` is the
+    caller's list as last returned (absent for none yet)."""
 
     def __init__(self, planner: Planner) -> None:
         self._planner = planner

@@ -1,8 +1,8 @@
-"""One agent run's plans, with the bookkeeping the contract leaves to the caller.
+"""One agent run's plans, with the bookkeeping the service leaves to the caller.
 
-The stand-down (`window.md` §7) reads the records of the run's two previous engaged plans, so a
-caller must send them back; `PlannerSession` keeps them (the last two non-null `record`s, oldest
-first) and sends them as `prior_records`.
+The stand-down (`docs/rules.md#the-stand-down`) reads the records of the run's two previous engaged
+plans, so a caller must send them back; `PlannerSession` keeps them (the last two non-null
+`record`s, oldest first) and sends them as `prior_records`.
 
 It also numbers the iterations: the plan precedes one model request, so each plan that succeeds
 is one iteration of the agent. The first plan is sent with `iteration` 1 (or the number given),

@@ -1,5 +1,6 @@
 """`PlannerSession`: the records of one run go back as `prior_records` (the last two), the
-iteration moves on with each plan; checked by the service's own stand-down (`window.md` E13)."""
+iteration moves on with each plan; checked by the service's own stand-down
+(`docs/rules.md#the-stand-down`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
  *
  * The service keeps no state, so the run does: each plan that engages returns a `record`, and the
  * next plan is sent the last two (oldest first) in `prior_records`; a plan that does not engage
- * returns `record: null`, which is not kept (`window.md` §10.4). A new session starts a new run
+ * returns `record: null`, which is not kept (`docs/rules.md#pins-and-record`). A new session starts a new run
  * with `prior_records: []`. Options given to the session are the defaults of every plan; options
  * given to one `plan` call win over them.
  */

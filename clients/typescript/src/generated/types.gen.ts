@@ -1571,7 +1571,7 @@ export type PlanRouteV1WindowPlanPostErrors = {
      */
     415: Problem;
     /**
-     * Valid JSON that breaks the contract; `errors[].loc` names each field.
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
      */
     422: Problem;
     /**
@@ -1616,7 +1616,7 @@ export type CapRouteV1ToolResultsCapPostErrors = {
      */
     415: Problem;
     /**
-     * Valid JSON that breaks the contract; `errors[].loc` names each field.
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
      */
     422: Problem;
     /**
@@ -1661,7 +1661,7 @@ export type OfferRouteV1OfferPostErrors = {
      */
     415: Problem;
     /**
-     * Valid JSON that breaks the contract; `errors[].loc` names each field.
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
      */
     422: Problem;
     /**
@@ -1706,7 +1706,7 @@ export type KeepRouteV1KeptAnswersKeepPostErrors = {
      */
     415: Problem;
     /**
-     * Valid JSON that breaks the contract; `errors[].loc` names each field.
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
      */
     422: Problem;
     /**
@@ -1751,7 +1751,7 @@ export type UseRouteV1KeptAnswersUsePostErrors = {
      */
     415: Problem;
     /**
-     * Valid JSON that breaks the contract; `errors[].loc` names each field.
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
      */
     422: Problem;
     /**
@@ -1796,7 +1796,7 @@ export type LookupRouteV1KeptAnswersLookupPostErrors = {
      */
     415: Problem;
     /**
-     * Valid JSON that breaks the contract; `errors[].loc` names each field.
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
      */
     422: Problem;
     /**
