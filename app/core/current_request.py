@@ -4,20 +4,24 @@ The request is what the agent was asked to do; it must never leave the window, a
 before it is pinned, so a new request releases everything gathered for the previous one. Only a
 person's words can be the request: messages the framework injected and the frames this service
 writes (a drop notice, a compaction) are user messages that nobody said, and one that merely
-imitates a frame is treated the same way rather than guessed at.
+imitates a frame is treated the same way rather than guessed at. A framework frame (a reminder, a
+command echo, an interruption mark: `app.core.frames`) is not a person's words either, unless the
+caller names it as the request with `request_text`, which then wins over detection.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.core.frames import FrameDetection
 from app.core.messages import Message
 
 SERVICE_FRAMES = ("[dropped history", "[compacted history")
 
 
-def said_by_a_person(message: Message) -> bool:
-    """A user message that is neither injected nor one of the service's frames."""
+def could_be_said_by_a_person(message: Message) -> bool:
+    """A user message that is neither injected nor one of the service's frames: a person's words,
+    or a framework frame, which only `request_text` can make the request."""
     return (
         message.role == "user"
         and not message.injected
@@ -25,20 +29,31 @@ def said_by_a_person(message: Message) -> bool:
     )
 
 
-def current_request_index(messages: Sequence[Message], request_text: str | None) -> int | None:
+def said_by_a_person(message: Message, *, frames: FrameDetection) -> bool:
+    """A user message that is neither injected, nor one of the service's frames, nor (when
+    `frames` is enabled) a framework frame."""
+    return could_be_said_by_a_person(message) and not frames.detects(message.content)
+
+
+def current_request_index(
+    messages: Sequence[Message], request_text: str | None, *, frames: FrameDetection
+) -> int | None:
     """The core index of the current request, or None when no person said anything.
 
-    With `request_text` (even empty) the last person message equal to it wins over recency, since a
-    restored conversation can put later person messages after the one the run started with;
-    without a match, or without `request_text`, the last person message is the request.
+    With `request_text` (even empty) the last message equal to it that a person could have said
+    wins over recency, since a restored conversation can put later person messages after the one
+    the run started with; it wins over frame detection too, the caller knowing its own request.
+    Without a match, or without `request_text`, the last message said by a person is the request.
     """
     latest: int | None = None
     for position in range(len(messages) - 1, -1, -1):
         message = messages[position]
-        if not said_by_a_person(message):
+        if not could_be_said_by_a_person(message):
             continue
-        if request_text is None or message.content == request_text:
+        if request_text is not None and message.content == request_text:
             return position
-        if latest is None:
+        if latest is None and not frames.detects(message.content):
+            if request_text is None:
+                return position
             latest = position
     return latest

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from app.core.frames import FrameDetection
+
 DEFAULT_FORMAT: Final = "auto"
 DEFAULT_KEEP_RECENT_TURNS = 6
 DEFAULT_KEEP_LAST_TOOL_RESULTS = 2
@@ -23,6 +25,13 @@ DEFAULT_TOKENIZER = None  # no token figures unless asked for, or the strategy i
 FIT_TOKENIZER = "estimate"  # what `fit` counts with when no tokenizer is named
 DEFAULT_FIT_KEEP_RECENT_TURNS = 2
 DEFAULT_FIT_RESERVE_TOKENS = 0
+# Framework frames (docs/rules.md): detected unless a request turns detection off, with no names
+# besides the built-in list unless a request adds some.
+DEFAULT_DETECT_FRAMES = True
+DEFAULT_FRAME_TAGS: tuple[str, ...] = ()
+DEFAULT_FRAME_DETECTION: Final = FrameDetection(
+    enabled=DEFAULT_DETECT_FRAMES, extra_tags=frozenset(DEFAULT_FRAME_TAGS)
+)
 # `fit` aims a fifth under its trigger: the window then grows for several requests before the
 # next cut, re-sending the same prefix each time, which provider prompt caches reward.
 FIT_TARGET_SHARE = (4, 5)

@@ -19,6 +19,7 @@ from itertools import chain
 
 from app.core.counting import TranscriptTokens
 from app.core.current_request import current_request_index
+from app.core.defaults import DEFAULT_FRAME_DETECTION
 from app.core.ledger import fold_ledger
 from app.core.messages import Message
 from app.core.names import name_of
@@ -660,7 +661,7 @@ def plan_transcript(
     strategy = options.strategy
     transcript = Transcript.of(messages, survey_of)
     turn_count = len(transcript.segments)
-    request = current_request_index(messages, options.request_text)
+    request = current_request_index(messages, options.request_text, frames=DEFAULT_FRAME_DETECTION)
     current_request, request_turn = current_request_of(transcript, request)
     tokens, goal = count_tokens(transcript, options)
     chars_sent = tokens_sent = None

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from app.core.current_request import said_by_a_person
+from app.core.defaults import DEFAULT_FRAME_DETECTION
 from app.core.messages import Message, ToolCall
 from app.core.notice import climb_ladder, tool_name_list
 from app.core.plan_types import answered_record
@@ -129,7 +130,7 @@ def test_X3_a_budget_with_nothing_measured_does_not_engage() -> None:
 
 def test_E14a_N0_is_a_frame_of_plain_length() -> None:
     assert len(N0) == 197
-    assert not said_by_a_person(U(N0))
+    assert not said_by_a_person(U(N0), frames=DEFAULT_FRAME_DETECTION)
 
 
 def test_E23_window() -> None:

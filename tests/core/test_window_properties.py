@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.current_request import current_request_index
+from app.core.defaults import DEFAULT_FRAME_DETECTION
 from app.core.ledger import STANDINGS, StandingRow
 from app.core.messages import Message, ToolCall
 from app.core.plan_types import Fit
@@ -224,7 +225,9 @@ def test_protected_turns_never_leave(case: Case) -> None:
     result = plan_window(case.messages, case.options)
     segments = segment_turns(case.messages)
     answered = {m.tool_call_id for m in case.messages if m.role == "tool"}
-    request = current_request_index(case.messages, case.options.request_text)
+    request = current_request_index(
+        case.messages, case.options.request_text, frames=DEFAULT_FRAME_DETECTION
+    )
     paused = case.options.paused
     for segment in segments:
         held = case.messages[segment.start : segment.end]
@@ -388,7 +391,9 @@ def test_indices_are_reported_in_caller_messages(case: Case) -> None:
         for pin in () if block is None else block.pinned:
             assert pin.message_index == result.turns[pin.turn_index]["start"]
     if result.current_request is not None:
-        request = current_request_index(messages, case.options.request_text)
+        request = current_request_index(
+            messages, case.options.request_text, frames=DEFAULT_FRAME_DETECTION
+        )
         assert result.current_request.message_index == sources[request or 0]
     stats = result.stats
     assert stats.messages_before == len(set(sources))
