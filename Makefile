@@ -138,8 +138,9 @@ STAMP_CLIENTS_PYTHON := $(VENV)/.installed-clients-python
 
 .PHONY: clients clients-python test-clients-python test-examples-python
 
-$(STAMP_CLIENTS_PYTHON): clients/python/pyproject.toml examples/requirements.txt $(STAMP_TEST)
-	$(BIN)/python -m pip install --quiet -e 'clients/python[test]' -r examples/requirements.txt
+# The examples' frameworks are the client's extras (the hooks live in cwp_client.hooks).
+$(STAMP_CLIENTS_PYTHON): clients/python/pyproject.toml $(STAMP_TEST)
+	$(BIN)/python -m pip install --quiet -e 'clients/python[test,openai-agents,langchain,pydantic-ai]'
 	touch $@
 
 clients: clients-python
