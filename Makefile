@@ -72,10 +72,11 @@ openapi: $(STAMP_RUN)
 bench: $(STAMP_TEST)
 	$(BIN)/python -m bench
 
-# ---- TypeScript: the generated client (clients/typescript) and its Vercel AI SDK hook
-# (examples/vercel_ai). Node 20.19+ and npm; `npm ci` installs from the committed lock files. The
-# tests start the service from .venv, so they need it installed. Without Node 20.19+ and npm,
-# `make test` skips them with one line (CWP_REQUIRE_TYPESCRIPT=1, as in CI, makes that a failure).
+# ---- TypeScript: the generated client (clients/typescript, its Vercel AI SDK hook in src/vercel-ai)
+# and the hook's example (examples/vercel_ai). Node 20.19+ and npm; `npm ci` installs from the
+# committed lock files. The tests start the service from .venv, so they need it installed. Without
+# Node 20.19+ and npm, `make test` skips them with one line (CWP_REQUIRE_TYPESCRIPT=1, as in CI,
+# makes that a failure).
 NODE_READY := $(shell command -v npm >/dev/null 2>&1 && node -e 'const [a, b] = \
 	process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
 	2>/dev/null && echo yes)
@@ -131,15 +132,17 @@ fuzz-compiled: $(STAMP_TEST)
 #                              openapi/openapi.json (after `make openapi` when the API changed)
 # make clients-python        - regenerate clients/python/cwp_client/generated
 # make test-clients-python   - type-check the Python client, run its tests against a real server
-#                              (they include the check that the generated code has not drifted)
+#                              (they include the check that the generated code has not drifted,
+#                              and each hook run from a venv of its own under .venv-hooks/)
 # make test-examples-python  - run the Python framework examples' tests against a real server
 # Both test targets run as part of `make test`; neither is measured in the coverage of app/.
 STAMP_CLIENTS_PYTHON := $(VENV)/.installed-clients-python
 
 .PHONY: clients clients-python test-clients-python test-examples-python
 
-$(STAMP_CLIENTS_PYTHON): clients/python/pyproject.toml examples/requirements.txt $(STAMP_TEST)
-	$(BIN)/python -m pip install --quiet -e 'clients/python[test]' -r examples/requirements.txt
+# The examples' frameworks are the client's extras (the hooks live in cwp_client.hooks).
+$(STAMP_CLIENTS_PYTHON): clients/python/pyproject.toml $(STAMP_TEST)
+	$(BIN)/python -m pip install --quiet -e 'clients/python[test,openai-agents,langchain,pydantic-ai]'
 	touch $@
 
 clients: clients-python

@@ -14,6 +14,13 @@ QUESTION = "Read stations 1 to 4, then station 5, and tell me which is the warme
 EARLIER_STATIONS = (1, 2, 3, 4)
 NEW_STATION = 5
 FINAL_ANSWER = "Station 5 is the warmest at 24 °C."
+# Plan options that shape results: station 3's reading judged noise goes as a ticket, and every
+# other reading, longer than the cap, as the cap's marker.
+SHAPING = {
+    "ledger": [{"tool_call_id": "call_3", "standing": "noise"}],
+    "collapse": "ledger-and-facts",
+    "cap": {"max_chars": 200},
+}
 
 
 def reading(station: int) -> str:

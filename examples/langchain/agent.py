@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from cwp_client import AsyncPlanner, Planner
+from cwp_client.hooks.langchain import PlannedWindow
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from examples.langchain.planner_middleware import PlannedWindow
 from examples.langchain.scripted_model import ScriptedChatModel
 from examples.stations import (
     EARLIER_STATIONS,
@@ -54,11 +54,12 @@ class Outcome:
     sent: list[AnyMessage]
 
 
-def run(planner_url: str) -> Outcome:
+def run(planner_url: str, **plan_options: Any) -> Outcome:
+    """The run; `plan_options` go with every plan (e.g. `SHAPING`)."""
     model = ScriptedChatModel(script=script())
     sent = earlier_messages()
     with Planner(planner_url) as planner:
-        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO, **plan_options))
         agent = create_agent(
             model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
         )
@@ -66,12 +67,12 @@ def run(planner_url: str) -> Outcome:
     return Outcome(state, model, planned, sent)
 
 
-async def run_async(planner_url: str) -> Outcome:
+async def run_async(planner_url: str, **plan_options: Any) -> Outcome:
     """`run`, through `agent.ainvoke` and an `AsyncPlanner`."""
     model = ScriptedChatModel(script=script())
     sent = earlier_messages()
     async with AsyncPlanner(planner_url) as planner:
-        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO, **plan_options))
         agent = create_agent(
             model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
         )

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from langchain_core.messages import SystemMessage, convert_to_openai_messages
+from langchain_core.messages import SystemMessage, ToolMessage, convert_to_openai_messages
 
 from examples.langchain.__main__ import main
 from examples.langchain.agent import run, run_async
-from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, reading
+from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, SHAPING, reading
 
 
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
@@ -45,3 +45,35 @@ def test_the_program_runs(planner_url, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "model call 1: 6 of 9 messages sent, evicted [1, 2, 3, 4]" in printed
     assert FINAL_ANSWER in printed
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
+def test_shaped_results_reach_the_model_as_the_agents_own_tool_messages(planner_url, asynchronous):
+    """With `collapse` and `cap`, each shaped result is the agent's `ToolMessage` (id and call id
+    kept) with only `content` replaced; the agent's state keeps the tools' own outputs."""
+    if asynchronous:
+        outcome = asyncio.run(run_async(planner_url, **SHAPING))
+    else:
+        outcome = run(planner_url, **SHAPING)
+    plans, received = outcome.planned.plans, outcome.model.received
+    assert len(plans) == len(received) == 2
+    for plan, messages in zip(plans, received, strict=True):
+        assert convert_to_openai_messages(messages[1:]) == plan.window
+    first = [item for item in plans[0].shaped if item["window_index"] is not None]
+    assert [(item["tool_call_id"], item["action"]) for item in first] == [
+        ("call_3", "collapsed"),
+        ("call_4", "capped"),
+    ]
+    for item in first:
+        original = outcome.sent[item["message_index"]]
+        shaped = received[0][1 + item["window_index"]]
+        assert isinstance(shaped, ToolMessage) and shaped is not original
+        assert (shaped.id, shaped.tool_call_id) == (original.id, original.tool_call_id)
+        assert shaped.content == plans[0].window[item["window_index"]]["content"]
+        assert len(shaped.content) == item["chars_after"] < len(original.content)
+    last = received[1][-1]
+    assert isinstance(last, ToolMessage) and '"truncated"' in last.content
+    messages = outcome.state["messages"]
+    assert messages[-1].content == FINAL_ANSWER
+    assert [m.content for m in messages[: len(outcome.sent)]] == [m.content for m in outcome.sent]
+    assert messages[-2].content == reading(NEW_STATION)

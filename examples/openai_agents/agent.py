@@ -10,13 +10,13 @@ from typing import Any
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.result import RunResultBase
 from cwp_client import AsyncPlanner
+from cwp_client.hooks.openai_agents import PlannedInput
 from openai.types.responses import (
     ResponseFunctionToolCall,
     ResponseOutputMessage,
     ResponseOutputText,
 )
 
-from examples.openai_agents.planner_filter import PlannedInput
 from examples.openai_agents.scripted_model import ScriptedModel
 from examples.stations import (
     EARLIER_STATIONS,
@@ -90,12 +90,13 @@ class Outcome:
     sent: list[Any]
 
 
-async def run(planner_url: str, *, streamed: bool = False) -> Outcome:
+async def run(planner_url: str, *, streamed: bool = False, **plan_options: Any) -> Outcome:
+    """The run; `plan_options` go with every plan (e.g. `SHAPING`)."""
     model = ScriptedModel(script())
     agent = Agent(name="stations", instructions=INSTRUCTIONS, model=model, tools=[read_station])
     sent = earlier_items()
     async with AsyncPlanner(planner_url) as planner:
-        planned = PlannedInput(planner.session(strategy=KEEP_TWO))
+        planned = PlannedInput(planner.session(strategy=KEEP_TWO, **plan_options))
         config = RunConfig(call_model_input_filter=planned, tracing_disabled=True)
         if streamed:
             streaming = Runner.run_streamed(agent, input=sent, run_config=config)

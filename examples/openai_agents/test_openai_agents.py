@@ -9,7 +9,7 @@ import pytest
 
 from examples.openai_agents.__main__ import main
 from examples.openai_agents.agent import run
-from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, reading
+from examples.stations import FINAL_ANSWER, INSTRUCTIONS, NEW_STATION, SHAPING, reading
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
@@ -41,3 +41,27 @@ def test_the_program_runs(planner_url, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "model call 1: 6 of 9 items sent, evicted [1, 2, 3, 4]" in printed
     assert FINAL_ANSWER in printed
+
+
+def test_shaped_results_reach_the_model_as_the_sdks_own_items(planner_url):
+    """With `collapse` and `cap`, each shaped result is the run's `function_call_output` item
+    with only `output` replaced; the run's history keeps the tools' own outputs."""
+    outcome = asyncio.run(run(planner_url, **SHAPING))
+    plans, model = outcome.planned.plans, outcome.model
+    assert len(plans) == len(model.received) == 2
+    for plan, received in zip(plans, model.received, strict=True):
+        assert received == plan.window
+    first = [item for item in plans[0].shaped if item["window_index"] is not None]
+    assert [(item["tool_call_id"], item["action"]) for item in first] == [
+        ("call_3", "collapsed"),
+        ("call_4", "capped"),
+    ]
+    for item in first:
+        original = outcome.sent[item["message_index"]]
+        shaped = model.received[0][item["window_index"]]
+        assert shaped == {**original, "output": shaped["output"]}
+        assert len(shaped["output"]) == item["chars_after"] < len(original["output"])
+    last = model.received[1][-1]
+    assert last["call_id"] == f"call_{NEW_STATION}" and '"truncated"' in last["output"]
+    assert outcome.result.final_output == FINAL_ANSWER
+    assert outcome.result.to_input_list()[: len(outcome.sent)] == outcome.sent

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import Any
 
 from cwp_client import AsyncPlanner
+from cwp_client.hooks.pydantic_ai import PlannedWindow
 from pydantic_ai import Agent
 from pydantic_ai.agent import AgentRunResult
 from pydantic_ai.messages import (
@@ -20,7 +22,6 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from examples.pydantic_ai.planner_capability import PlannedWindow
 from examples.stations import (
     EARLIER_STATIONS,
     FINAL_ANSWER,
@@ -70,11 +71,12 @@ class Outcome:
     sent: list[ModelMessage]
 
 
-async def run(planner_url: str) -> Outcome:
+async def run(planner_url: str, **plan_options: Any) -> Outcome:
+    """The run; `plan_options` go with every plan (e.g. `SHAPING`)."""
     model = ScriptedModel()
     sent = earlier_messages()
     async with AsyncPlanner(planner_url) as planner:
-        planned = PlannedWindow(planner.session(strategy=KEEP_TWO))
+        planned = PlannedWindow(planner.session(strategy=KEEP_TWO, **plan_options))
         agent = Agent(
             FunctionModel(model.respond), instructions=INSTRUCTIONS, capabilities=[planned]
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from cwp_client import Planner
+from cwp_client.hooks.pydantic_ai import to_openai, window_messages
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
@@ -16,8 +17,7 @@ from pydantic_ai.messages import (
 
 from examples.pydantic_ai.__main__ import main
 from examples.pydantic_ai.agent import run
-from examples.pydantic_ai.planner_capability import to_openai, window_messages
-from examples.stations import FINAL_ANSWER, NEW_STATION, QUESTION, reading
+from examples.stations import FINAL_ANSWER, NEW_STATION, QUESTION, SHAPING, reading
 
 
 def test_the_model_gets_the_planned_window_and_the_run_completes(planner_url):
@@ -86,3 +86,39 @@ def test_a_request_keeps_only_the_parts_whose_messages_stayed(planner_url):
     assert isinstance(kept, ModelRequest) and kept is not both
     assert [type(part) for part in kept.parts] == [UserPromptPart]
     assert len(both.parts) == 2
+
+
+def test_shaped_results_reach_the_model_as_the_runs_own_tool_returns(planner_url):
+    """With `collapse` and `cap`, each shaped result is the run's `ToolReturnPart` (tool name
+    and call id kept) with only `content` replaced; the run's history keeps the tools' own
+    outputs."""
+    outcome = asyncio.run(run(planner_url, **SHAPING))
+    plans, received = outcome.planned.plans, outcome.model.received
+    assert len(plans) == len(received) == 2
+    for plan, messages in zip(plans, received, strict=True):
+        assert to_openai(messages)[0] == plan.window
+    first = [item for item in plans[0].shaped if item["window_index"] is not None]
+    assert [(item["tool_call_id"], item["action"]) for item in first] == [
+        ("call_3", "collapsed"),
+        ("call_4", "capped"),
+    ]
+    returns = {
+        part.tool_call_id: part
+        for message in received[0]
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    }
+    for item in first:
+        part = returns[item["tool_call_id"]]
+        assert part.tool_name == "read_station"
+        assert part.content == plans[0].window[item["window_index"]]["content"]
+        assert len(part.content) == item["chars_after"] < len(reading(3))
+    last = received[1][-1]
+    assert isinstance(last, ModelRequest)
+    assert [
+        '"truncated"' in part.content for part in last.parts if isinstance(part, ToolReturnPart)
+    ] == [True]
+    assert outcome.result.output == FINAL_ANSWER
+    history = outcome.result.all_messages()
+    assert to_openai(history[: len(outcome.sent)])[0] == to_openai(outcome.sent)[0]

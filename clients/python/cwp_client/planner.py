@@ -6,6 +6,14 @@ client (the service itself refuses an unknown or misspelt one with a 422, raised
 `RequestValidationError` naming the field). An option may be plain JSON data or a generated model
 (anything with `to_dict()`, e.g. `cwp_client.models.SlidingWindowStrategy`).
 
+`messages` and `system` may hold the providers' SDK objects as they are: a pydantic model (a
+`google.genai.types.Content`, an `openai`/`anthropic` message param built as a model) is sent as
+its `model_dump(mode="json", by_alias=True, exclude_none=True)`, inside lists and dicts too. Pass
+message params, not response objects: a response (e.g. `anthropic.types.Message`) carries fields
+a provider refuses in a request (`id`, `model`, `usage`, ...), and the planner returns a kept
+message's extra fields verbatim. Turn a response into a param first, e.g.
+`{"role": msg.role, "content": [b.model_dump(exclude_none=True) for b in msg.content]}`.
+
 Answers are parsed into the models generated from the OpenAPI document. The plan comes wrapped in
 a `Plan`, which also keeps the JSON as received: its `window` goes to the model and its `record`
 back to the next plan, both exactly as the service wrote them.
@@ -77,6 +85,14 @@ class Plan:
         return self.response.evicted_messages
 
     @property
+    def shaped(self) -> list[dict[str, Any]]:
+        """Each result whose text the window replaces (`collapse`, `cap`), as received: its
+        `message_index` as sent, its `window_index` (None when it left), `action`, ...; empty
+        when the plan was asked for no shaping."""
+        shaped: list[dict[str, Any]] = self.raw.get("shaped") or []
+        return shaped
+
+    @property
     def notice(self) -> NoticeOut | None:
         return self.response.notice
 
@@ -86,10 +102,13 @@ class Plan:
 
 
 def to_json(value: Any) -> Any:
-    """`value` as JSON data: generated models through their `to_dict()`, containers item by
-    item, unset values of generated models left out."""
+    """`value` as JSON data: generated models through their `to_dict()`, pydantic models (the
+    providers' SDK objects) through `model_dump(mode="json", by_alias=True, exclude_none=True)`,
+    containers item by item, unset values of generated models left out."""
     if hasattr(value, "to_dict") and callable(value.to_dict):
         return cast(dict[str, Any], value.to_dict())
+    if not isinstance(value, type) and callable(getattr(value, "model_dump", None)):
+        return to_json(value.model_dump(mode="json", by_alias=True, exclude_none=True))
     if isinstance(value, Mapping):
         return {str(k): to_json(v) for k, v in value.items() if not isinstance(v, Unset)}
     if isinstance(value, list | tuple):

@@ -11,10 +11,14 @@
 
 import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { Planner, PlannerSession, type Plan } from 'context-window-planner-client';
+import {
+  Planner,
+  PlannerSession,
+  type Plan,
+  type PlanOptions,
+} from 'context-window-planner-client';
+import { planEachStep, type PlannedStep } from 'context-window-planner-client/vercel-ai';
 import { z } from 'zod';
-
-import { planEachStep, type PlannedStep } from './prepare-step.js';
 
 export const SYSTEM = 'You operate the lab floor through tools.';
 export const FINAL_ANSWER = 'rack-c is the hottest at 47C.';
@@ -85,7 +89,11 @@ export interface AgentRun {
   readonly session: PlannerSession;
 }
 
-export async function runAgent(plannerUrl: string): Promise<AgentRun> {
+/** The run; `planOptions` go with every plan (shaping: `collapse`, `ledger`, `cap`). */
+export async function runAgent(
+  plannerUrl: string,
+  planOptions: Omit<PlanOptions, 'format' | 'prior_records' | 'iteration' | 'include_window'> = {},
+): Promise<AgentRun> {
   const model = scriptedModel();
   const session = new PlannerSession(new Planner({ baseUrl: plannerUrl }));
   const planned: PlannedStep[] = [];
@@ -108,6 +116,7 @@ export async function runAgent(plannerUrl: string): Promise<AgentRun> {
       plan: {
         strategy: { kind: 'sliding-window', keep_recent_turns: 1 },
         keep_last_tool_results: 0,
+        ...planOptions,
       },
       onPlan: (step) => planned.push(step),
     }),

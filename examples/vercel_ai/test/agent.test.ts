@@ -138,6 +138,29 @@ describe('the Vercel AI SDK example', () => {
     );
   });
 
+  it('gives the model a shaped result as the run\'s tool result with its new text', async () => {
+    const run = await runAgent(planner.url, { cap: { max_chars: 200 } });
+    assert.equal(run.text, FINAL_ANSWER);
+    const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
+    assert.equal(prompts.length, 2);
+    prompts.forEach((prompt, step) => {
+      const { plan } = run.planned[step]!;
+      assert.deepEqual(seenInPrompt(prompt).slice(1), seenInWindow(plan.window ?? []));
+    });
+    // Step 0 keeps rack-b's round, whose long dump went as the cap's marker.
+    const shaped = run.planned[0]!.plan.shaped?.filter((item) => item.window_index !== null);
+    assert.deepEqual(
+      shaped?.map((item) => [item.tool_call_id, item.action]),
+      [['c2', 'capped']],
+    );
+    const results = seenInPrompt(prompts[0]!).flatMap((seen) => seen.results);
+    assert.equal(results.length, 1);
+    assert.ok(results[0]!.text.includes('"truncated"') && results[0]!.text.length <= 200);
+    // The SDK's history still holds the dump as the tool returned it.
+    const kept = HISTORY[4] as { content: Array<{ output: { value: string } }> };
+    assert.ok(kept.content[0]!.output.value.length > 200);
+  });
+
   it('runs as a program', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,

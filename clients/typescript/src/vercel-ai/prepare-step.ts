@@ -1,6 +1,6 @@
 /**
- * `planEachStep`: a `prepareStep` for the AI SDK's `generateText` that asks the planner, before
- * every step, what stays in the window, and gives the model that window.
+ * `planEachStep`: a `prepareStep` for the AI SDK's `generateText` (or `streamText`) that asks the
+ * planner, before every step, what stays in the window, and gives the model that window.
  *
  * The step's `messages` are the run's whole committed history (the SDK passes its initial
  * messages plus every step's response, never an earlier step's window), which is what the planner
@@ -11,7 +11,8 @@
  */
 
 import type { ModelMessage, PrepareStepFunction, ToolSet } from 'ai';
-import type { Plan, PlannerSession, PlanOptions } from 'context-window-planner-client';
+import type { Plan, PlanOptions } from '../planner.js';
+import type { PlannerSession } from '../session.js';
 
 import { fromPlannedWindow, toNativeMessages } from './model-messages.js';
 

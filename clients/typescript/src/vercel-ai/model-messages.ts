@@ -7,8 +7,10 @@
  * planner returns verbatim (`model_message`), which message (and which result part) it came
  * from, so mapping back returns the caller's own messages as they were, with their provider
  * options, reasoning and files: nothing is rebuilt from text. What the planner writes itself is
- * the drop notice, a plain user message with no such field, and, when shaping is on, a result's
- * replacement text, which comes back as that part's text output.
+ * the drop notice, a plain user message with no such field, and, when shaping is on (`collapse`,
+ * `cap`), a result's replacement text (the ticket or the cap's marker), which comes back as the
+ * caller's result part with its `output` replaced by that text (`text`, or `error-text` for an
+ * error output).
  *
  * What carries no text for the planner: reasoning, files and images add no characters;
  * provider-executed tool calls and their results, answered inside the assistant message, are no
@@ -131,14 +133,20 @@ export function fromPlannedWindow(
     if (original?.role === 'tool' && origin.part !== null) {
       const part = original.content[origin.part] as ToolResultPart;
       const shaped = native.content !== sentText.get(originKey(origin));
-      open.kept.set(
-        origin.part,
-        shaped ? { ...part, output: { type: 'text', value: native.content ?? '' } } : part,
-      );
+      open.kept.set(origin.part, shaped ? withText(part, native.content ?? '') : part);
     }
   }
   close();
   return planned;
+}
+
+/**
+ * A shaped result: the caller's part with its output replaced by the planner's text (an error
+ * output stays an error, as `error-text`).
+ */
+function withText(part: ToolResultPart, text: string): ToolResultPart {
+  const error = part.output.type === 'error-text' || part.output.type === 'error-json';
+  return { ...part, output: { type: error ? 'error-text' : 'text', value: text } };
 }
 
 function nativeResult(part: ToolResultPart, origin: ModelMessageOrigin): NativeMessage {

@@ -1,22 +1,25 @@
 /**
- * The mapping between `ModelMessage`s and native messages, on windows a live planner answered:
- * kept messages come back as sent and a shaped result as its replacement text; and the native
- * side carries what the planner must read. The notice's mapping is checked by the agent's test.
+ * The Vercel AI SDK hook (`context-window-planner-client/vercel-ai`) on windows a live planner
+ * answered: kept messages come back as sent and a shaped result (collapsed or capped) as the
+ * caller's part with its new text; the native side carries what the planner must read; and
+ * `planEachStep` gives each step that window. The notice's mapping is checked by the example's
+ * agent test (examples/vercel_ai).
  */
 
 import assert from 'node:assert/strict';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
-import type { ModelMessage } from 'ai';
-import { Planner } from 'context-window-planner-client';
-import { startLocalPlanner, type LocalPlanner } from 'context-window-planner-client/testing';
+import type { ModelMessage, ToolResultPart } from 'ai';
 
-import { fromPlannedWindow, toNativeMessages } from '../src/model-messages.js';
-
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
-const PYTHON = process.env.PLANNER_PYTHON ?? join(REPO_ROOT, '.venv', 'bin', 'python');
+import { Planner, PlannerSession } from '../src/index.js';
+import type { LocalPlanner } from '../src/testing.js';
+import {
+  fromPlannedWindow,
+  planEachStep,
+  toNativeMessages,
+  type PlannedStep,
+} from '../src/vercel-ai/index.js';
+import { startPlanner } from './support.js';
 
 const secret = { anthropic: { signature: 'sig-1' } };
 
@@ -65,12 +68,12 @@ const HISTORY: ModelMessage[] = [
   },
 ];
 
-describe('ModelMessage mapping', () => {
+describe('the Vercel AI SDK hook', () => {
   let server: LocalPlanner;
   let planner: Planner;
 
   before(async () => {
-    server = await startLocalPlanner({ python: PYTHON, cwd: REPO_ROOT });
+    server = await startPlanner();
     planner = new Planner({ baseUrl: server.url });
   });
   after(async () => {
@@ -135,5 +138,73 @@ describe('ModelMessage mapping', () => {
       },
     ];
     assert.deepEqual(planned, expected);
+  });
+
+  it('gives each step the caller\'s messages with the shaped results\' new texts', async () => {
+    // rack-a's reading is long now (capped: its JSON output becomes the marker's text); the
+    // dump is judged noise (collapsed to a ticket).
+    const reading = { type: 'json' as const, value: { c: 31, raw: 'y'.repeat(300) } };
+    const [request, calls, results, dumpCall, dump] = HISTORY as [
+      ModelMessage,
+      ModelMessage,
+      Extract<ModelMessage, { role: 'tool' }>,
+      ModelMessage,
+      ModelMessage,
+    ];
+    const [first, denied] = results.content as [ToolResultPart, ToolResultPart];
+    const history: ModelMessage[] = [
+      request,
+      calls,
+      { role: 'tool', content: [{ ...first, output: reading }, denied] },
+      dumpCall,
+      dump,
+    ];
+    const before = structuredClone(history);
+    const session = new PlannerSession(new Planner({ baseUrl: server.url }));
+    const steps: PlannedStep[] = [];
+    const prepareStep = planEachStep(session, {
+      plan: {
+        ledger: [{ tool_call_id: 'c', standing: 'noise' }],
+        collapse: 'ledger-and-facts',
+        cap: { max_chars: 200 },
+      },
+      onPlan: (step) => steps.push(step),
+    });
+    const step = (await prepareStep({
+      messages: history,
+      stepNumber: 0,
+    } as unknown as Parameters<typeof prepareStep>[0])) as { messages: ModelMessage[] };
+    const { plan } = steps[0]!;
+    assert.equal(plan.engaged, false);
+    assert.deepEqual(
+      plan.shaped?.map((item) => [item.tool_call_id, item.action, item.window_index]),
+      [
+        ['a', 'capped', 2],
+        ['c', 'collapsed', 5],
+      ],
+    );
+    const window = plan.window as Array<{ content: string }>;
+    assert.ok(window[2]!.content.includes('"truncated"'));
+    assert.ok(window[5]!.content.includes('"collapsed"'));
+    const text = (value: string) => ({ type: 'text' as const, value });
+    const expected: ModelMessage[] = [
+      request,
+      calls,
+      { role: 'tool', content: [{ ...first, output: text(window[2]!.content) }, denied] },
+      dumpCall,
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c',
+            toolName: 'dump',
+            output: text(window[5]!.content),
+          },
+        ],
+      },
+    ];
+    assert.deepEqual(step.messages, expected);
+    assert.deepEqual(history, before); // the caller's history is untouched
   });
 });

@@ -1,4 +1,7 @@
-"""A Pydantic AI capability that sends the model the planner's window.
+"""The planner in front of a Pydantic AI agent's model requests: a capability.
+
+`pip install 'context-window-planner-client[pydantic-ai]'`, then
+`Agent(..., capabilities=[PlannedWindow(async_planner.session())])`.
 
 `before_model_request` runs once before each model request; the messages it puts in the request
 context are what that request sends, while the run's history (`RunContext.messages`) stays as it
@@ -13,10 +16,11 @@ one assistant message with its tool calls. Parts that carry no conversation (ins
 settings deltas, ...) are not sent and stay with their request.
 
 Back from the window: an entry that is one of the messages as sent (the planner returns kept
-messages verbatim) brings back the original part or response; a request keeps the parts whose
-messages stayed (the original object when all did). A new `user` entry, the drop notice, becomes
-a request of its own. Another new entry (a tool result shortened by the planner's `cap` option)
-is not mapped back here: the capability raises rather than send the model something else.
+messages verbatim) brings back the original part or response; a result the plan shaped
+(`collapse`, `cap`) brings back its `ToolReturnPart` with `content` replaced by the new text; a
+request keeps the parts whose messages stayed (the original object when all did, unchanged). A
+new `user` entry, the drop notice, becomes a request of its own. Any other new entry is not
+mapped back: the capability raises rather than send the model something else.
 """
 
 from __future__ import annotations
@@ -26,21 +30,31 @@ from collections.abc import Sequence
 from typing import Any
 
 from cwp_client import AsyncPlannerSession, Plan
-from pydantic_ai import RunContext
-from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelRequestPart,
-    ModelResponse,
-    RetryFeedbackPart,
-    SystemPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from pydantic_ai.models import ModelRequestContext
+from cwp_client.hooks import missing_framework
+from cwp_client.hooks._window import placed_window, text_of
+
+try:
+    from pydantic_ai import RunContext
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelRequestPart,
+        ModelResponse,
+        RetryFeedbackPart,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models import ModelRequestContext
+except ImportError as error:
+    raise ImportError(
+        missing_framework(__name__, "Pydantic AI", "pydantic-ai"), name=error.name
+    ) from error
+
+__all__ = ["PlannedWindow", "to_openai", "window_messages"]
 
 # Where a sent message came from: (message index, part index), the part index None for a response.
 Origin = tuple[int, int | None]
@@ -48,10 +62,11 @@ Origin = tuple[int, int | None]
 
 class PlannedWindow(AbstractCapability[Any]):
     """`Agent(..., capabilities=[PlannedWindow(session)])`; `plans` lists the plans made, one
-    per model request."""
+    per model request. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`)."""
 
-    def __init__(self, session: AsyncPlannerSession) -> None:
+    def __init__(self, session: AsyncPlannerSession, **options: Any) -> None:
         self.session = session
+        self.options = options
         self.plans: list[Plan] = []
 
     async def before_model_request(
@@ -59,16 +74,10 @@ class PlannedWindow(AbstractCapability[Any]):
     ) -> ModelRequestContext:
         messages = request_context.messages
         sent, origins = to_openai(messages)
-        plan = await self.session.plan(sent, format="openai")
+        plan = await self.session.plan(sent, **{**self.options, "format": "openai"})
         self.plans.append(plan)
         window = window_messages(messages, sent, origins, plan)
         return dataclasses.replace(request_context, messages=window)
-
-
-def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(item for item in content if isinstance(item, str))
 
 
 def part_to_openai(part: ModelRequestPart) -> dict[str, Any] | None:
@@ -129,28 +138,31 @@ def window_messages(
     plan: Plan,
 ) -> list[ModelMessage]:
     """The plan's window as Pydantic AI messages (see the module's docstring)."""
-    placed: list[Origin | dict[str, Any]] = []
-    start = 0
-    for entry in plan.window:
-        found = next((k for k in range(start, len(sent)) if sent[k] == entry), None)
-        if found is None:
-            if entry.get("role") != "user":
-                raise ValueError(f"a planned {entry.get('role')!r} message is not one sent")
-            placed.append(entry)
-        else:
-            placed.append(origins[found])
-            start = found + 1
-    kept_parts: dict[int, set[int]] = {}
-    for origin in placed:
-        if isinstance(origin, tuple) and origin[1] is not None:
-            kept_parts.setdefault(origin[0], set()).add(origin[1])
+    # Each window entry: the origin of the message it is, with the new text of a shaped result
+    # (None when its text is the one sent), or the notice's text.
+    placed: list[tuple[Origin, str | None] | str] = []
+    for entry in placed_window(plan, sent):
+        if entry.source is None:
+            if entry.entry.get("role") != "user":
+                raise ValueError(f"a planned {entry.entry.get('role')!r} message is not one sent")
+            placed.append(text_of(entry.entry.get("content")))
+            continue
+        origin = origins[entry.source]
+        if entry.shaped and origin[1] is None:
+            raise ValueError("a shaped message is not a tool's return")
+        new_text = text_of(entry.entry.get("content")) if entry.shaped else None
+        placed.append((origin, new_text))
+    kept_parts: dict[int, dict[int, str | None]] = {}
+    for item in placed:
+        if isinstance(item, tuple) and item[0][1] is not None:
+            kept_parts.setdefault(item[0][0], {})[item[0][1]] = item[1]
     window: list[ModelMessage] = []
     emitted: set[int] = set()
-    for origin in placed:
-        if isinstance(origin, dict):
-            window.append(ModelRequest(parts=[UserPromptPart(content=origin["content"])]))
+    for item in placed:
+        if isinstance(item, str):
+            window.append(ModelRequest(parts=[UserPromptPart(content=item)]))
             continue
-        index = origin[0]
+        index = item[0][0]
         if index in emitted:
             continue
         emitted.add(index)
@@ -162,13 +174,25 @@ def window_messages(
     return window
 
 
-def request_with(request: ModelRequest, kept: set[int]) -> ModelRequest:
-    """`request` with only the message parts in `kept` (parts that are no message stay)."""
-    parts = [
-        part
-        for number, part in enumerate(request.parts)
-        if number in kept or part_to_openai(part) is None
-    ]
-    if len(parts) == len(request.parts):
+def request_with(request: ModelRequest, kept: dict[int, str | None]) -> ModelRequest:
+    """`request` with only the message parts in `kept` (parts that are no message stay), each
+    shaped tool return with its new text."""
+    parts: list[ModelRequestPart] = []
+    for number, part in enumerate(request.parts):
+        if number in kept:
+            text = kept[number]
+            if text is not None and isinstance(part, ToolReturnPart):
+                part = with_content(part, text)
+            parts.append(part)
+        elif part_to_openai(part) is None:
+            parts.append(part)
+    if len(parts) == len(request.parts) and all(
+        new is old for new, old in zip(parts, request.parts, strict=True)
+    ):
         return request
     return dataclasses.replace(request, parts=parts)
+
+
+def with_content(part: ToolReturnPart[Any], text: str) -> ToolReturnPart[Any]:
+    """A copy of `part` whose content is `text` (a shaped result's new text)."""
+    return dataclasses.replace(part, content=text)

@@ -1,0 +1,58 @@
+"""Where each entry of a plan's window came from: what every hook needs to map the window back
+onto its framework's messages. No framework is imported here.
+
+The planner returns a kept message verbatim, writes the drop notice itself, and, when the plan
+shapes results (`collapse`, `cap`), returns a shaped result as the caller's message with only its
+text replaced; the plan's `shaped` list names each one by its index in the transcript as sent
+(`message_index`) and in the window (`window_index`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cwp_client.planner import Plan
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One window entry: `source` is the index of the message sent that it is (None for one the
+    planner wrote, the notice); `shaped` says its text replaced that message's text."""
+
+    entry: Any
+    source: int | None
+    shaped: bool
+
+
+def placed_window(plan: Plan, sent: Sequence[Any]) -> list[Placed]:
+    """Each entry of `plan.window` with its source among `sent` (the messages as planned)."""
+    shaped = {
+        item["window_index"]: item["message_index"]
+        for item in plan.shaped
+        if item.get("window_index") is not None
+    }
+    placed: list[Placed] = []
+    start = 0
+    for position, entry in enumerate(plan.window):
+        source = shaped.get(position)
+        if source is not None:
+            placed.append(Placed(entry, source, True))
+            start = source + 1
+            continue
+        found = next((k for k in range(start, len(sent)) if sent[k] == entry), None)
+        placed.append(Placed(entry, found, False))
+        if found is not None:
+            start = found + 1
+    return placed
+
+
+def text_of(content: Any) -> str:
+    """A message's text: a string as it is, a list of parts as the text of its text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = (part.get("text") if isinstance(part, dict) else part for part in content)
+        return "".join(text for text in texts if isinstance(text, str))
+    return "" if content is None else str(content)

@@ -1,0 +1,102 @@
+"""Each hook imported from the client as a user installs it: a venv of its own per framework
+(`.venv-hooks/<extra>/` at the repository's root) holding only `pip install
+'clients/python[<extra>]'`, and a script in it (`installed_hooks/run_<hook>.py`) that imports the
+hook and runs an agent through it against the live planner, shaped results included.
+
+A venv is made once and reused while its stamp holds: the hash of the client's `pyproject.toml`
+and of every source file of the package it installs (the hooks among them). A changed source
+reinstalls the client alone (`--no-deps`); a changed `pyproject.toml` its dependencies too. A
+first run takes about a minute per framework, a reused venv a second or two.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from tests.e2e.serving import Server
+
+CLIENT = Path(__file__).resolve().parents[1]
+REPO_ROOT = CLIENT.parents[1]
+VENVS = REPO_ROOT / ".venv-hooks"
+SCRIPTS = Path(__file__).resolve().parent / "installed_hooks"
+INSTALL_SECONDS = 600
+RUN_SECONDS = 120
+
+pytestmark = pytest.mark.slow
+
+
+def stamp_of() -> str:
+    """The hash of what an install copies: the project file and the package's sources."""
+    digest = hashlib.sha256()
+    sources = [CLIENT / "pyproject.toml", *sorted((CLIENT / "cwp_client").rglob("*.py"))]
+    for path in sources:
+        digest.update(str(path.relative_to(CLIENT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def pip(python: Path, *arguments: str) -> None:
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", *arguments],
+        check=True,
+        timeout=INSTALL_SECONDS,
+        cwd=REPO_ROOT,
+    )
+
+
+def venv_with(extra: str) -> Path:
+    """The interpreter of `.venv-hooks/<extra>/`, with the client and its extra installed as of
+    now."""
+    home = VENVS / extra
+    python = home / "bin" / "python"
+    stamp_file = home / ".installed"
+    wanted = stamp_of()
+    if stamp_file.exists() and stamp_file.read_text() == wanted and python.exists():
+        return python
+    fresh = not python.exists()
+    if fresh:
+        venv.EnvBuilder(with_pip=True, clear=True).create(home)
+    pip(python, f"{CLIENT}[{extra}]")
+    if not fresh:  # the same version number: pip kept the old copy of the package
+        pip(python, "--no-deps", "--force-reinstall", str(CLIENT))
+    stamp_file.write_text(wanted)
+    return python
+
+
+@pytest.mark.parametrize(
+    ("extra", "script", "others"),
+    [
+        ("openai-agents", "run_openai_agents.py", ["langchain", "pydantic_ai"]),
+        ("langchain", "run_langchain.py", ["agents", "pydantic_ai"]),
+        ("pydantic-ai", "run_pydantic_ai.py", ["agents", "langchain"]),
+    ],
+)
+def test_the_installed_hook_runs_an_agent_against_the_planner(
+    server: Server, tmp_path: Path, extra: str, script: str, others: list[str]
+):
+    python = venv_with(extra)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    # Run outside the checkout, so nothing of it is importable: only what the venv installed.
+    isolated = [str(python), "-I", "-c"]
+    check = f"import importlib.util as u; print([m for m in {others!r} if u.find_spec(m)])"
+    done = subprocess.run([*isolated, check], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout.strip() == "[]", done.stderr  # only the client and this framework
+    done = subprocess.run(
+        [str(python), str(SCRIPTS / script), server.url],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=RUN_SECONDS,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    status, framework, module = done.stdout.split()
+    assert (status, framework) == ("ok", extra)
+    assert Path(module).is_relative_to(VENVS / extra), module  # the installed copy
+    assert sys.prefix != str(VENVS / extra)

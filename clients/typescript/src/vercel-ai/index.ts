@@ -1,0 +1,16 @@
+/**
+ * The planner in front of the Vercel AI SDK's model calls (AI SDK 6):
+ * `import { planEachStep } from 'context-window-planner-client/vercel-ai'`, then
+ * `generateText({ ..., prepareStep: planEachStep(session) })`.
+ *
+ * `ai` is an optional peer dependency of this package: only this entry point uses it, and only
+ * for its types, so the client itself (`context-window-planner-client`) needs none of it.
+ */
+
+export { planEachStep, type PlanEachStepOptions, type PlannedStep } from './prepare-step.js';
+export {
+  fromPlannedWindow,
+  toNativeMessages,
+  type ModelMessageOrigin,
+  type NativeMessage,
+} from './model-messages.js';
