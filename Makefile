@@ -118,7 +118,7 @@ clean-typescript:
 # ---- end of TypeScript
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage .coverage.*
+	rm -rf $(VENV) .venv-hooks .pytest_cache .mypy_cache .ruff_cache .hypothesis .coverage .coverage.*
 	rm -rf compiled_reader/target
 
 # The compiled reader against the Python path under atheris, for FUZZ_SECONDS (CI: 60).
