@@ -189,7 +189,8 @@ FIXTURE_PLANS: dict[str, tuple[dict[str, Any], str, tuple[str, int], int]] = {
     # Two parallel listings, then three parallel measures answered with json, text and an error,
     # a cache point after them: all of it leaves; the notice opens the window on its own, since
     # an assistant message follows it. (options, held, (rung, notice window_index), messages_after)
-    "bedrock_parallel_tools": ({"strategy": KEEP_TWO}, "EV EV EV EV ikw ikw", ("rich", 0), 3),
+    # The cache point after the last results is theirs: no empty user message of its own.
+    "bedrock_parallel_tools": ({"strategy": KEEP_TWO}, "EV EV EV ikw ikw", ("rich", 0), 3),
     # The request is kept with its document; the notice joins it as its last block, and the next
     # question, whose results left, joins that same message.
     "bedrock_kept_request": (

@@ -107,10 +107,7 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
         pytest.param([IMAGE, CACHE], [Message("user", "", source=0, blocks=(0, 1))], id="no-text"),
         pytest.param(
             [result("t", text("r")), IMAGE],
-            [
-                Message("tool", "r", tool_call_id="t", source=0, blocks=(0,)),
-                Message("user", "", source=0, blocks=(1,)),
-            ],
+            [Message("tool", "r", tool_call_id="t", source=0, blocks=(0, 1))],
             id="result-and-image",
         ),
         pytest.param(
@@ -226,7 +223,6 @@ BAD = [
         ],
         id="result-content-blocks",
     ),
-    pytest.param(assistant(result("t")), [(0, "content", 0)], id="result-in-assistant"),
     pytest.param(assistant({"toolUse": []}), [(0, "content", 0, "toolUse")], id="use-not-object"),
     pytest.param(
         assistant({"toolUse": {"name": "look", "input": {}}}),
