@@ -509,6 +509,10 @@ def with_result_texts(
 
 
 def result_with_text(block: JsonObject, text: str) -> JsonObject:
+    """The `toolResult` block holding `text`; a block the result's core message also holds (its
+    cache point, an attachment) as sent."""
+    if "toolResult" not in block:
+        return block
     return {**block, "toolResult": {**block["toolResult"], "content": [{"text": text}]}}
 
 
