@@ -9,6 +9,8 @@ What the Converse API refuses in the windows it is sent:
   the number of toolUse blocks of previous turn" and its converse) — unless the assistant message
   is the last one: that is an agent about to run the calls;
 - every `toolResult` block must answer a `toolUse` block of the assistant message right before it.
+A tool the provider runs itself (Nova's code interpreter: a `toolUse` of type `server_tool_use`)
+has its `toolResult` in the same assistant message; neither takes part in the pairing above.
 
 Each violation is one sentence; [] means Converse accepts the window's pairing.
 """
@@ -27,6 +29,11 @@ def blocks_of(message: dict[str, Any]) -> list[dict[str, Any]]:
     )
 
 
+def is_server_use(block: dict[str, Any]) -> bool:
+    use = block.get("toolUse")
+    return isinstance(use, dict) and use.get("type") == "server_tool_use"
+
+
 def bedrock_violations(messages: list[dict[str, Any]]) -> list[str]:
     """Every rule of the module docstring that `messages` breaks."""
     problems: list[str] = []
@@ -38,10 +45,13 @@ def bedrock_violations(messages: list[dict[str, Any]]) -> list[str]:
         if index and role == messages[index - 1].get("role"):
             problems.append(f"message {index}: a second {role!r} message in a row")
         blocks = blocks_of(message)
-        calls = [b["toolUse"].get("toolUseId") for b in blocks if "toolUse" in b]
+        server = [b["toolUse"].get("toolUseId") for b in blocks if is_server_use(b)]
+        calls = [
+            b["toolUse"].get("toolUseId") for b in blocks if "toolUse" in b and not is_server_use(b)
+        ]
         answered = [b["toolResult"].get("toolUseId") for b in blocks if "toolResult" in b]
         if role == "assistant":
-            if answered:
+            if [call_id for call_id in answered if call_id not in server]:
                 problems.append(f"message {index}: an assistant message holds toolResult blocks")
             if previous_calls:
                 problems.append(f"message {index}: calls {previous_calls} have no toolResult")

@@ -9,6 +9,13 @@ message again, holding only their blocks, each block the caller's own object. Bl
 text (images, documents, thinking, server-tool blocks, types this version does not know) add no
 characters and travel with their message. The top-level `system` prompt is outside `messages` and
 is not read here.
+
+The provider's own summary of the run (a `compaction` block whose `content` is a non-empty string)
+is the one block that splits an assistant message: the last such block of the transcript is a
+compaction artifact, a core `system` message of its own (so it is never removed), with the blocks
+before it and the blocks after it each a core assistant message when there are any. Earlier
+summaries, and failed compactions (`content` null or `""`), are superseded and add nothing, as a
+thinking block (`docs/rules.md`, "Provider compaction").
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from app.formats.fields import (
     Loc,
     Problems,
     flag,
+    is_object,
     joined_text,
     part_text,
     part_type_of,
@@ -38,12 +46,78 @@ from app.formats.fields import (
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 TEXT_BLOCKS = {"text": "text"}
 NOTICE_POSITION = -1
+COMPACTION = "compaction"
 
 
 def read(raw: list[Any]) -> list[Message]:
     """The core transcript of Anthropic `messages`; raises InvalidRequest naming every
     violation."""
-    return read_with_blocks(raw, read_plain, read_message)
+    artifact = LastArtifact(raw)
+
+    def read_checked(
+        message: JsonObject, index: int, problems: Problems, out: list[Message]
+    ) -> None:
+        read_message(message, index, problems, out, artifact)
+
+    return read_with_blocks(raw, read_plain, read_checked)
+
+
+def is_summary(block: Any) -> bool:
+    """A `compaction` block holding the provider's summary (its `content` a non-empty string)."""
+    if type(block) is not dict or block.get("type") != COMPACTION:
+        return False
+    content = block.get("content")
+    return isinstance(content, str) and content != ""
+
+
+class LastArtifact:
+    """Where the transcript's compaction artifact is: the last summary block of an assistant
+    message, as (caller index, block index), or None.
+
+    Looked for only when a reader meets a summary, from the end of the transcript back to that
+    message: a transcript without one pays nothing, and the quick path hands every message with a
+    `compaction` block to `read_message`, so the first summary met is the first of the transcript.
+    """
+
+    __slots__ = ("found", "raw", "searched")
+
+    def __init__(self, raw: Sequence[Any]) -> None:
+        self.raw = raw
+        self.searched = False
+        self.found: tuple[int, int] | None = None
+
+    def is_at(self, index: int, position: int) -> bool:
+        if not self.searched:
+            self.found = last_summary(self.raw, index)
+            self.searched = True
+        return self.found == (index, position)
+
+
+def last_summary(raw: Sequence[Any], stop: int) -> tuple[int, int] | None:
+    """(caller index, block index) of the last summary block of an assistant message at or after
+    caller message `stop`, or None."""
+    for index in range(len(raw) - 1, stop - 1, -1):
+        message = raw[index]
+        if not is_object(message) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for position in range(len(content) - 1, -1, -1):
+            if is_summary(content[position]):
+                return index, position
+    return None
+
+
+def holds_compaction(message: Any) -> bool:
+    """Whether an assistant message holds a `compaction` block (read only with the whole
+    transcript at hand: whether it is the artifact depends on the messages after it)."""
+    if not is_object(message) or message.get("role") != "assistant":
+        return False
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        is_object(block) and block.get("type") == COMPACTION for block in content
+    )
 
 
 def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
@@ -52,7 +126,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     Nearly every message of a real transcript takes this path, which reads each block once with
     exact type tests. Anything unusual (a block without a string type, a tool_result whose content
     is not a string, a call without an id, a misplaced block) returns False with `out` unchanged,
-    and `read_message` reads the message again with every check, naming every violation.
+    and `read_message` reads the message again with every check, naming every violation; so does
+    a `compaction` block, which only `read_message` places.
     """
     get = message.get
     role = get("role")
@@ -87,7 +162,11 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
                 calls.append(from_fields(ToolCall, (call_id, name, None, block.get("input", ""))))
-            elif block_type == "tool_result" or type(block_type) is not str:
+            elif (
+                block_type == "tool_result"
+                or block_type == COMPACTION
+                or type(block_type) is not str
+            ):
                 return False
         text = "".join(pieces)
         blocks = tuple(range(len(content)))
@@ -155,8 +234,15 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     return True
 
 
-def read_message(message: JsonObject, index: int, problems: Problems, out: list[Message]) -> None:
-    """Append the core messages of caller message `index` to `out`."""
+def read_message(
+    message: JsonObject,
+    index: int,
+    problems: Problems,
+    out: list[Message],
+    artifact: LastArtifact,
+) -> None:
+    """Append the core messages of caller message `index` to `out`; `artifact` says where the
+    transcript's compaction artifact is."""
     role = role_of(message, index, problems)
     injected = flag(message, "injected", (index, "injected"), problems)
     if role is None:
@@ -171,7 +257,7 @@ def read_message(message: JsonObject, index: int, problems: Problems, out: list[
     elif not isinstance(content, list):
         refuse_content(message, index, problems)
     elif role == "assistant":
-        out.append(read_assistant(content, index, injected, problems))
+        out.extend(read_assistant(content, index, injected, problems, artifact))
     else:
         out.extend(read_user(content, index, injected, problems))
 
@@ -183,10 +269,17 @@ def refuse_content(message: JsonObject, index: int, problems: Problems) -> None:
         problems.add((index, "content"), "content must be a string or an array of content blocks")
 
 
-def read_assistant(content: list[Any], index: int, injected: bool, problems: Problems) -> Message:
-    """Text blocks joined, `tool_use` blocks as calls; every other block adds nothing."""
+def read_assistant(
+    content: list[Any], index: int, injected: bool, problems: Problems, artifact: LastArtifact
+) -> list[Message]:
+    """Text blocks joined, `tool_use` blocks as calls; every other block adds nothing. The
+    compaction artifact is a core `system` message of its own (its summary the text), between
+    the assistant message of the blocks before it and that of the blocks after it, each one
+    there only when it holds a block (one assistant message when the message holds no block)."""
+    out: list[Message] = []
     pieces: list[str] = []
     calls: list[ToolCall] = []
+    held: list[int] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
         block_type = part_type_of(block, loc, problems)
@@ -198,14 +291,47 @@ def read_assistant(content: list[Any], index: int, injected: bool, problems: Pro
             calls.append(ToolCall(call_id, name, None, block.get("input", "")))
         elif block_type == "tool_result":
             problems.add(loc, "a 'tool_result' block answers a call: it belongs in a user message")
+        elif block_type == COMPACTION:
+            summary = compaction_summary(block, loc, problems)
+            if summary and artifact.is_at(index, position):
+                if held:
+                    out.append(assistant_part(pieces, calls, held, index, injected))
+                    pieces, calls, held = [], [], []
+                out.append(Message("system", summary, source=index, blocks=(position,)))
+                continue
+        held.append(position)
+    if held or not out:
+        out.append(assistant_part(pieces, calls, held, index, injected))
+    return out
+
+
+def assistant_part(
+    pieces: list[str], calls: list[ToolCall], held: list[int], index: int, injected: bool
+) -> Message:
     return Message(
         "assistant",
         "".join(pieces),
         tuple(calls),
         injected=injected,
         source=index,
-        blocks=tuple(range(len(content))),
+        blocks=tuple(held),
     )
+
+
+def compaction_summary(block: JsonObject, loc: Loc, problems: Problems) -> str:
+    """A `compaction` block's summary: its `content` string; "" for a failed compaction (null,
+    absent or `""`)."""
+    content = block.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    problems.add(
+        (*loc, "content"),
+        "a compaction block's content must be a string (the summary) or null",
+        "string_type",
+    )
+    return ""
 
 
 def read_user(content: list[Any], index: int, injected: bool, problems: Problems) -> list[Message]:

@@ -1,14 +1,19 @@
 """Amazon Bedrock Converse `messages`, read block by block and written back with alternating roles.
 
 Blocks carry no `type`: each is keyed by its kind (`text`, `toolUse`, `toolResult`, `image`, …).
-An assistant message is one core message (its text blocks joined, its `toolUse` blocks the calls).
-A user message is first one core `tool` message per `toolResult` block, then one core `user`
-message per `text` block, so a notice or a reminder that shares a message with the person's words
-stays a core message of its own; a block that is neither (an image, a document, a cache point, a
-guard block, a kind this version does not know) travels with the text block before it, or with
-the first one when it comes first. Every core message remembers its caller index and the block
-indices it holds, and the window is written by regrouping the kept core messages, each block the
-caller's own object.
+An assistant message is one core message (its text blocks joined, its `toolUse` blocks the calls);
+a tool the provider ran itself (a `toolUse` of type `server_tool_use`, and the `toolResult` it put
+in the same assistant message) is no call and no result, and travels with its message. A user
+message is first one core `tool` message per `toolResult` block, then one core `user` message per
+`text` block, so a notice or a reminder that shares a message with the person's words stays a core
+message of its own. Every other block travels with one of those (`docs/rules.md`, "bedrock"): a
+cache point with the result or text it follows (the first one when it comes first), since it
+marks the end of what it caches and must leave with it; an image, a document, a guard block or a
+kind this version does not know with the person's words (the text before it, else the text after
+it, else the result before it, else the result after it). Only a user message with neither
+results nor text is one core user message with no text. Every core message remembers its caller
+index and the block indices it holds, and the window is written by regrouping the kept core
+messages, each block the caller's own object.
 
 Converse requires the roles to alternate, so the window is then laid out at the seam the removal
 left: the notice's text block joins a user message beside it (the kept request before it, else
@@ -52,6 +57,10 @@ EXTENSIONS = ("injected", "not_dispatched")
 # Blocks that are a part of their own for `diagnostics` (`empty-message`).
 MEDIA_KINDS = ("image", "document", "video", "audio")
 SYSTEM_KINDS = ("text", "cachePoint", "guardContent")
+CACHE_POINT = "cachePoint"
+# A `toolUse` block's `type` when the provider runs the tool itself (its result is in the same
+# assistant message): no call for the planner.
+SERVER_TOOL_USE = "server_tool_use"
 
 # The items of the window at the removal's seam (see `seam_groups`).
 PREV, NOTICE, NEXT = 0, 1, 2
@@ -91,8 +100,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
     if role != "user":
         return False
     results: list[Message] = []
-    texts: list[tuple[str, bool, int]] = []  # per text block: its text, injected, its position
-    others: list[tuple[int, int]] | None = None  # (owning text's number, position) per other block
+    users: list[Message] = []
+    kinds: list[str] | None = None  # per block, when some block is neither a result nor a text
     for position, block in enumerate(content):
         if type(block) is not dict:
             return False
@@ -109,7 +118,13 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                     or "toolUse" in block
                 ):
                     return False
-            texts.append((text, injected, position))
+            users.append(
+                from_fields(
+                    Message,
+                    ("user", text, (), None, None, injected, False, index, (position,), None),
+                )
+            )
+            kind = "text"
         elif "toolResult" in block:
             result = block["toolResult"]
             if type(result) is not dict or "toolUse" in block:
@@ -152,37 +167,18 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                     ),
                 )
             )
+            kind = "toolResult"
         elif "toolUse" in block or kindless(block):
             return False
-        elif others is None:
-            others = [(len(texts) - 1, position)]
         else:
-            others.append((len(texts) - 1, position))
-    out.extend(results)
-    if not texts:
-        if others is not None or not content:
-            held = () if others is None else tuple(position for _, position in others)
-            out.append(
-                from_fields(Message, ("user", "", (), None, None, False, False, index, held, None))
-            )
-        return True
-    if others is None:
-        for text, injected, position in texts:
-            out.append(
-                from_fields(
-                    Message,
-                    ("user", text, (), None, None, injected, False, index, (position,), None),
-                )
-            )
-        return True
-    owned = [[position] for _, _, position in texts]
-    for owner, position in others:  # before the first text block: the first one's
-        owned[max(owner, 0)].append(position)
-    for (text, injected, _), blocks in zip(texts, owned, strict=True):
-        held = tuple(sorted(blocks))
-        out.append(
-            from_fields(Message, ("user", text, (), None, None, injected, False, index, held, None))
-        )
+            kind = CACHE_POINT if CACHE_POINT in block else ""
+            if kinds is None:
+                kinds = [
+                    "text" if "text" in earlier else "toolResult" for earlier in content[:position]
+                ]
+        if kinds is not None:
+            kinds.append(kind)
+    out.extend(gathered(index, results, users, kinds))
     return True
 
 
@@ -209,12 +205,14 @@ def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> 
             use = block["toolUse"]
             if type(use) is not dict or "toolResult" in block:
                 return False
+            if use.get("type") == SERVER_TOOL_USE:
+                continue
             call_id = use.get("toolUseId")
             name = use.get("name")
             if type(call_id) is not str or not call_id or type(name) is not str:
                 return False
             calls.append(from_fields(ToolCall, (call_id, name, None, use.get("input", ""))))
-        elif "toolResult" in block or kindless(block):
+        elif kindless(block):
             return False
     blocks = tuple(range(len(content)))
     out.append(
@@ -299,7 +297,8 @@ def kindless(block: JsonObject) -> bool:
 
 
 def read_assistant(content: list[Any], index: int, problems: Problems) -> Message:
-    """Text blocks joined, `toolUse` blocks as calls; every other block adds nothing."""
+    """Text blocks joined, `toolUse` blocks as calls; every other block adds nothing, and so do a
+    server-side tool's `toolUse` and `toolResult` blocks."""
     pieces: list[str] = []
     calls: list[ToolCall] = []
     for position, block in enumerate(content):
@@ -314,11 +313,11 @@ def read_assistant(content: list[Any], index: int, problems: Problems) -> Messag
             if not is_object(use):
                 problems.add(use_loc, "a toolUse block holds an object", "dict_type")
                 continue
+            if use.get("type") == SERVER_TOOL_USE:
+                continue  # the provider ran it and put its result in this message
             call_id = required_id(use, "toolUseId", (*use_loc, "toolUseId"), problems)
             name = required_name(use, "name", (*use_loc, "name"), problems)
             calls.append(ToolCall(call_id, name, None, use.get("input", "")))
-        elif kind == "toolResult":
-            problems.add(loc, "a toolResult block answers a call: it belongs in a user message")
     return Message(
         "assistant",
         "".join(pieces),
@@ -329,12 +328,11 @@ def read_assistant(content: list[Any], index: int, problems: Problems) -> Messag
 
 
 def read_user(content: list[Any], index: int, problems: Problems) -> list[Message]:
-    """One core tool message per `toolResult` block, then one core user message per `text` block
-    (the other blocks with the text block before them, or the first), or one user message with
-    no text when the message has other blocks but no text block, or no block at all."""
+    """One core tool message per `toolResult` block, then one core user message per `text` block,
+    every other block with one of those (`gathered`)."""
     results: list[Message] = []
-    texts: list[tuple[str, bool, list[int]]] = []
-    leading: list[int] = []
+    users: list[Message] = []
+    kinds: list[str] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
         kind = block_kind(block, loc, problems)
@@ -342,26 +340,87 @@ def read_user(content: list[Any], index: int, problems: Problems) -> list[Messag
             results.append(read_tool_result(block, index, position, problems))
         elif kind == "text":
             text = part_text(block, "text", loc, problems)
-            texts.append((text, flag(block, "injected", (*loc, "injected"), problems), [position]))
+            injected = flag(block, "injected", (*loc, "injected"), problems)
+            users.append(Message("user", text, injected=injected, source=index, blocks=(position,)))
         elif kind == "toolUse":
             problems.add(loc, "a toolUse block is a call: it belongs in an assistant message")
-        elif kind == "" and texts:
-            texts[-1][2].append(position)
-        elif kind == "":
-            leading.append(position)
-    users = [
-        Message(
-            "user",
-            text,
-            injected=injected,
-            source=index,
-            blocks=(*leading, *blocks) if number == 0 else tuple(blocks),
-        )
-        for number, (text, injected, blocks) in enumerate(texts)
-    ]
-    if not texts and (leading or not content):
-        users.append(Message("user", "", source=index, blocks=tuple(leading)))
-    return [*results, *users]
+        elif kind == "" and CACHE_POINT in block:
+            kind = CACHE_POINT
+        kinds.append(kind or "")
+    return gathered(index, results, users, kinds)
+
+
+def gathered(
+    index: int, results: list[Message], users: list[Message], kinds: list[str] | None
+) -> list[Message]:
+    """The core messages of a user message: its results, then its texts, each holding the other
+    blocks `owners` gives it; one user message with no text holding every block when it has
+    neither. `kinds` is the kind of each block (None: every block is a result or a text)."""
+    if not results and not users:
+        return [Message("user", source=index, blocks=tuple(range(len(kinds or ()))))]
+    if kinds is None:
+        return [*results, *users]
+    held: dict[int, list[int]] = {}
+    for position, owner in enumerate(owners(kinds)):
+        if owner != position:
+            held.setdefault(owner, []).append(position)
+    messages = [*results, *users]
+    for number, message in enumerate(messages):
+        extra = held.get(message.blocks[0])
+        if extra is not None:
+            messages[number] = message._replace(blocks=tuple(sorted((*message.blocks, *extra))))
+    return messages
+
+
+def owners(kinds: Sequence[str]) -> list[int]:
+    """Per block of a user message, the position of the `toolResult` or `text` block whose core
+    message holds it (its own for those two; -1 when the message has neither).
+
+    A cache point marks the end of the prefix it caches: it stays with the result or text it
+    follows, or the first one after it when it comes first. Media, guard blocks and kinds this
+    version does not know are the person's: the nearest text before, else the first text after,
+    else the nearest result before, else the first result after.
+    """
+    anchors = nearest(kinds, ("toolResult", "text"))
+    texts = nearest(kinds, ("text",))
+    results = nearest(kinds, ("toolResult",))
+    found: list[int] = []
+    for position, kind in enumerate(kinds):
+        if kind == "toolResult" or kind == "text":
+            found.append(position)
+        elif kind == CACHE_POINT:
+            found.append(first_of(anchors, position))
+        else:
+            owner = first_of(texts, position)
+            found.append(owner if owner >= 0 else first_of(results, position))
+    return found
+
+
+Nearest = tuple[list[int], list[int]]
+
+
+def nearest(kinds: Sequence[str], wanted: tuple[str, ...]) -> Nearest:
+    """Per position, the nearest block of a `wanted` kind before it and the first one after it
+    (-1: none)."""
+    before: list[int] = []
+    last = -1
+    for position, kind in enumerate(kinds):
+        before.append(last)
+        if kind in wanted:
+            last = position
+    after = [-1] * len(kinds)
+    last = -1
+    for position in range(len(kinds) - 1, -1, -1):
+        after[position] = last
+        if kinds[position] in wanted:
+            last = position
+    return before, after
+
+
+def first_of(found: Nearest, position: int) -> int:
+    """The nearest one before `position`, else the first one after it (-1: none)."""
+    before, after = found
+    return before[position] if before[position] >= 0 else after[position]
 
 
 def read_tool_result(block: JsonObject, index: int, position: int, problems: Problems) -> Message:
@@ -450,6 +509,10 @@ def with_result_texts(
 
 
 def result_with_text(block: JsonObject, text: str) -> JsonObject:
+    """The `toolResult` block holding `text`; a block the result's core message also holds (its
+    cache point, an attachment) as sent."""
+    if "toolResult" not in block:
+        return block
     return {**block, "toolResult": {**block["toolResult"], "content": [{"text": text}]}}
 
 

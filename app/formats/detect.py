@@ -56,7 +56,9 @@ BEDROCK_BLOCK_KEYS = (
     "document",
     "cachePoint",
 )
-ANTHROPIC_BLOCK_TYPES = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+ANTHROPIC_BLOCK_TYPES = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "compaction"}
+)
 
 # The rule each format is decided by; a weak OpenAI signal (list content, `developer`) counts only
 # when no block format is signalled.

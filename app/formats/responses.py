@@ -6,10 +6,13 @@ result). A maximal run of such consecutive items is read as ONE core assistant m
 them (`source` = its first item, `source_end` = its last), so a reasoning item always leaves or
 stays with the calls it precedes, which the API requires. Each call remembers the item that holds
 it (`ToolCall.source`), so a diagnostic names that item. Call outputs are core `tool` messages;
-message items of the other roles and `compaction` items are one core message each. Every item
-maps onto exactly one core message and the core messages cover the items in order, so a window is
-a splice of the caller's own items. `item_reference` (a stored item) cannot be planned and is
-refused, as is any item type this version does not know. The top-level system prompt is the
+message items of the other roles are one core message each. The last `compaction` item (the
+provider's encrypted summary of the run) is a core `system` message with no text, so it is never
+removed; an earlier one is superseded and read as a reasoning item is, part of its run
+(`docs/rules.md`, "Provider compaction"). Every item maps onto exactly one core message and the
+core messages cover the items in order, so a window is a splice of the caller's own items.
+`item_reference` (a stored item) cannot be planned and is refused, as is any item type this
+version does not know. The top-level system prompt is the
 request's `instructions`, sent in `system`.
 """
 
@@ -93,6 +96,9 @@ STORED_ITEM = (
 RunPart = tuple[str, ToolCall | None]
 Read = Message | RunPart | None
 SILENT: RunPart = ("", None)
+# What `read_item` gives for a `compaction` item: `read` places it (the artifact or a run part),
+# since only the whole list says which one is the last.
+COMPACTED = Message("system")
 
 
 def read(raw: list[Any]) -> list[Message]:
@@ -102,6 +108,7 @@ def read(raw: list[Any]) -> list[Message]:
     messages: list[Message] = []
     append = messages.append
     run_start = run_end = -1  # the items of the assistant run being read (-1: none)
+    artifact = -1  # the last compaction item's index, once one is met
     pieces: list[str] = []
     calls: list[ToolCall] = []
     for index, value in enumerate(raw):
@@ -110,6 +117,10 @@ def read(raw: list[Any]) -> list[Message]:
             found = read_item(value, index, problems)
             if found is None:
                 continue
+            if found is COMPACTED:
+                if artifact < 0:  # looked for once, from the end back to the first compaction
+                    artifact = last_compaction(raw, index)
+                found = Message("system", source=index) if index == artifact else SILENT
         if not isinstance(found, Message):  # a run part
             text, call = found
             if run_start < 0:
@@ -128,6 +139,15 @@ def read(raw: list[Any]) -> list[Message]:
         append(run_message(run_start, run_end, pieces, calls))
     problems.raise_if_any()
     return messages
+
+
+def last_compaction(raw: list[Any], stop: int) -> int:
+    """The index of the last `compaction` item at or after `stop` (`stop` holds one)."""
+    for index in range(len(raw) - 1, stop, -1):
+        item = raw[index]
+        if is_object(item) and item.get("type") == "compaction":
+            return index
+    return stop
 
 
 def run_message(start: int, end: int, pieces: list[str], calls: list[ToolCall]) -> Message:
@@ -273,7 +293,7 @@ def read_item(value: Any, index: int, problems: Problems) -> Read:
             source=index,
         )
     if item_type == "compaction":
-        return Message("system", source=index)
+        return COMPACTED
     if item_type == "item_reference":
         problems.add((index, "type"), STORED_ITEM, "value_error")
     else:

@@ -9,7 +9,9 @@ it, so the answer is byte for byte the Python path's.
 The module's readers are the formats' quick paths (`read_plain`) in compiled form; a message they
 do not read plainly is parsed here and read by the format's own Python reader, and one that reader
 refuses raises `Unanswered`, so the whole request is read again by the Python path, which words the
-422. Formats other than native, OpenAI and Anthropic are not read here.
+422. So does an Anthropic assistant message holding a `compaction` block: whether that block is the
+transcript's compaction artifact depends on the messages after it, which only the whole reading
+sees. Formats other than native, OpenAI and Anthropic are not read here.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from app.formats.fields import JsonObject, Problems, message_object
 
 SCANNED_FORMATS = ("native", "openai", "anthropic")
 ONE_TO_ONE = {"native": native, "openai": openai}
+NO_ARTIFACT = anthropic.LastArtifact(())
 
 
 class Unanswered(Exception):
@@ -112,10 +115,13 @@ class ScannedMessages(Sequence[Any]):
                 )
             if core is not None:
                 out.append(core)
+        elif anthropic.holds_compaction(value):
+            raise Unanswered
         elif not (type(value) is dict and anthropic.read_plain(value, index, out)):
             message = message_object(value, index, problems)
             if message is not None:
-                anthropic.read_message(message, index, problems, out)
+                # No message read here holds a compaction block, so no artifact is looked for.
+                anthropic.read_message(message, index, problems, out, NO_ARTIFACT)
         if problems.errors:
             raise Unanswered
         return out

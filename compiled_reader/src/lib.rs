@@ -1042,7 +1042,9 @@ impl Scan {
                             kit.tool_call(call_id, name, input)?,
                         );
                     }
-                    b"tool_result" => return Err(Unread),
+                    // Whether a compaction block is the transcript's artifact depends on the
+                    // messages after it: the Python side reads the whole request.
+                    b"tool_result" | b"compaction" => return Err(Unread),
                     _ => {}
                 }
             }

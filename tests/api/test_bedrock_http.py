@@ -190,7 +190,8 @@ FIXTURE_PLANS: dict[str, tuple[dict[str, Any], str, tuple[str, int], int]] = {
     # Two parallel listings, then three parallel measures answered with json, text and an error,
     # a cache point after them: all of it leaves; the notice opens the window on its own, since
     # an assistant message follows it. (options, held, (rung, notice window_index), messages_after)
-    "bedrock_parallel_tools": ({"strategy": KEEP_TWO}, "EV EV EV EV ikw ikw", ("rich", 0), 3),
+    # The cache point after the last results is theirs: no empty user message of its own.
+    "bedrock_parallel_tools": ({"strategy": KEEP_TWO}, "EV EV EV ikw ikw", ("rich", 0), 3),
     # The request is kept with its document; the notice joins it as its last block, and the next
     # question, whose results left, joins that same message.
     "bedrock_kept_request": (
@@ -519,6 +520,28 @@ REASONING = {"reasoningContent": {"reasoningText": {"text": "hm", "signature": "
 Draw = Any
 
 
+def server_run(call_id: str) -> list[Any]:
+    """A tool the provider runs itself (Nova's code interpreter): its `toolUse` and its
+    `toolResult`, both in the assistant message."""
+    return [
+        {
+            "toolUse": {
+                "toolUseId": call_id,
+                "name": "nova_code_interpreter",
+                "input": {"code": "print(41)"},
+                "type": "server_tool_use",
+            }
+        },
+        {
+            "toolResult": {
+                "toolUseId": call_id,
+                "content": [{"json": {"stdout": "41"}}],
+                "type": "nova_code_interpreter_result",
+            }
+        },
+    ]
+
+
 def attachments(draw: Draw) -> list[Any]:
     return draw(st.lists(st.sampled_from([IMAGE, DOCUMENT, CACHE]), max_size=2))
 
@@ -539,6 +562,9 @@ def converse_transcripts(draw: Draw) -> list[dict[str, Any]]:
             blocks: list[Any] = [REASONING] if draw(st.integers(0, 3)) == 0 else []
             if draw(st.booleans()):
                 blocks.append(text(contents(draw) or "calling"))
+            if draw(st.integers(0, 4)) == 0:
+                count += 1
+                blocks += server_run(f"s{count}")
             pending = []
             for _ in range(draw(st.sampled_from([0, 1, 1, 2, 3]))):
                 count += 1
@@ -547,7 +573,8 @@ def converse_transcripts(draw: Draw) -> list[dict[str, Any]]:
             messages.append(a(*(blocks or [text("ok")])))
             role = "user"
             continue
-        blocks = []
+        # Attachments may come first: a cache point or an image before the results or the text.
+        blocks = attachments(draw) if draw(st.integers(0, 5)) == 0 else []
         for call_id in draw(st.permutations(pending)):
             fate = draw(st.sampled_from(["text", "json", "both", "settled", "unanswered"]))
             if fate == "unanswered" and not last:
@@ -556,6 +583,7 @@ def converse_transcripts(draw: Draw) -> list[dict[str, Any]]:
             parts = body.get(fate, [text(contents(draw)), {"json": [1, 2]}])
             flags = {"not_dispatched": True} if fate == "settled" else {}
             blocks.append(result(call_id, *parts, **flags))
+            blocks += [CACHE] if draw(st.integers(0, 4)) == 0 else []
         if draw(st.integers(0, 9)) == 0:
             count += 1
             blocks.append(result(f"x{count}", text(contents(draw))))
@@ -680,6 +708,13 @@ def test_the_generator_reaches_what_it_claims() -> None:
                 seen.add("several-texts")
             if sum("toolUse" in block for block in blocks) > 1:
                 seen.add("parallel")
+            if message["role"] == "assistant" and any("toolResult" in b for b in blocks):
+                seen.add("server-tool")
+            if message["role"] == "user" and blocks and "cachePoint" in blocks[0]:
+                seen.add("cache-point-first")
+            kinds = [next(iter(block)) for block in blocks]
+            if "toolResult" in kinds and "cachePoint" in kinds and "text" not in kinds:
+                seen.add("results-and-cache-point")
             for block in blocks:
                 seen.update(key for key in block if key != "text" or message["role"] == "user")
                 if block.get("injected"):
@@ -694,6 +729,9 @@ def test_the_generator_reaches_what_it_claims() -> None:
 
     collect()
     assert seen >= {
+        "server-tool",
+        "cache-point-first",
+        "results-and-cache-point",
         "opens-on-assistant",
         "several-texts",
         "parallel",
@@ -731,6 +769,101 @@ def test_the_window_check_can_fail() -> None:
     for wrong in broken:
         with pytest.raises(AssertionError):
             check_window(sent, wrong)
+
+
+# ---- blocks with their core message: cache points, screenshots, server-side tools ----------------
+
+REMINDER = text("<reminder>report in degrees</reminder>", injected=True)
+
+
+def block_mixes() -> list[dict[str, Any]]:
+    """Every user block mix of the reading rule, and a Nova server-side tool run."""
+    return [
+        u(text("Plot the rack temperatures.")),
+        a(text("Running the interpreter."), *server_run("srv_1"), text("41C."), use("c1")),
+        u(result("c1", text("saved")), CACHE),  # one tool message
+        a(use("c2")),
+        u(result("c2", text("z" * 600)), IMAGE, text("Here is what I see.")),  # the screenshot
+        a(text("Noted.")),
+        u(CACHE, text("Which rack is hottest?")),  # one user message
+        a(use("c3")),
+        u(result("c3", text("rack b")), CACHE),
+        a(text("Rack b.")),
+        u(REMINDER, text("Thanks, and rack d?")),  # two user messages
+    ]
+
+
+@pytest.mark.anyio
+async def test_no_block_mix_makes_an_empty_core_message(client: Any) -> None:
+    sent = block_mixes()
+    strategy = {"kind": "sliding-window", "keep_recent_turns": 50}
+    answer = await post_ok(client, {"messages": sent, "strategy": strategy})
+    assert answer["format"] == "bedrock"
+    # The results with their cache points join the call's turn; every user text is a turn.
+    assert [t["start"] for t in answer["turns"]] == [0, 1, 3, 4, 5, 6, 7, 9, 10, 10]
+    assert answer["diagnostics"] == []
+    assert answer["stats"]["chars_before"] == sum(
+        len(block.get("text", "")) for block in flat_blocks(sent) if "toolUse" not in block
+    ) + len("saved") + 600 + len("rack b")
+
+
+@pytest.mark.anyio
+async def test_the_screenshot_stays_with_the_persons_words(client: Any) -> None:
+    sent = block_mixes()
+    body = {
+        "messages": sent,
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 7},
+        "request_text": "Plot the rack temperatures.",
+        "keep_last_tool_results": 0,
+    }
+    answer = await post_ok(client, body)
+    assert answer["evicted"] == [1, 2]
+    window = answer["window"]
+    notice = text(answer["notice"]["content"])
+    # The request, the notice, and the screenshot with the words it was sent with: one message.
+    assert window[0] == u(sent[0]["content"][0], notice, IMAGE, text("Here is what I see."))
+    assert window[1:] == sent[5:]
+    assert converse_report(window) == ""
+    assert bedrock_violations(window) == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("keep", [1, 2, 3, 4, 5, 6, 8])
+@pytest.mark.parametrize("ltr", [0, 2])
+async def test_every_cut_of_the_block_mixes_is_a_window_converse_accepts(
+    client: Any, keep: int, ltr: int
+) -> None:
+    sent = block_mixes()
+    strategy = {"kind": "sliding-window", "keep_recent_turns": keep}
+    answer = await post_ok(
+        client, {"messages": sent, "strategy": strategy, "keep_last_tool_results": ltr}
+    )
+    window = answer["window"]
+    assert converse_report(window) == ""
+    assert bedrock_violations(window) == []
+    check_window(sent, answer)
+    # A cache point never outlives the block it marks, nor is left alone in a message.
+    for message in window:
+        kinds = [next(iter(block)) for block in message["content"]]
+        assert kinds[0] != "cachePoint" or "text" in kinds
+        assert kinds != ["cachePoint"]
+    # The server-side tool's blocks stay in their assistant message, together.
+    kept = [
+        m for m in window if any("toolUse" in b and "type" in b["toolUse"] for b in m["content"])
+    ]
+    assert kept in ([], [sent[1]])
+
+
+@pytest.mark.anyio
+async def test_a_shaped_result_keeps_its_cache_point_as_sent(client: Any) -> None:
+    sent = [u(text("task")), a(use("c1")), u(result("c1", text("r" * 900)), CACHE), a(text("ok"))]
+    body = {"messages": sent, "cap": {"max_chars": 200}, "strategy": {"kind": "sliding-window"}}
+    answer = await post_ok(client, body)
+    assert [(s["tool_call_id"], s["action"]) for s in answer["shaped"]] == [("c1", "capped")]
+    shaped = answer["window"][2]["content"]
+    assert [next(iter(block)) for block in shaped] == ["toolResult", "cachePoint"]
+    assert shaped[1] == CACHE
+    assert converse_report(answer["window"]) == ""
 
 
 # ---- auto, shaping, the system prompt ------------------------------------------------------------

@@ -204,7 +204,64 @@ def test_property_transcripts_give_the_python_answer(
     encoded = orjson.dumps(body)
     encoded = respaced(encoded) if spaced else encoded
     if assert_same_answer(encoded) == 200:
-        assert compiled_answers(encoded)
+        # An Anthropic compaction block is the one thing the compiled path leaves to Python.
+        assert compiled_answers(encoded) == (format_name != "anthropic" or not compacted(messages))
+
+
+def compacted(messages: list[Any]) -> bool:
+    """Whether an assistant message holds a `compaction` block."""
+    return any(
+        message.get("role") == "assistant"
+        and isinstance(message.get("content"), list)
+        and any(block.get("type") == "compaction" for block in message["content"])
+        for message in messages
+    )
+
+
+COMPACTED = [
+    {"role": "user", "content": "Audit the racks."},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "compaction", "content": "Earlier summary."},
+            {"type": "tool_use", "id": "c1", "name": "look", "input": {}},
+        ],
+    },
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "39C"}]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "compacting", "signature": "sig"},
+            {"type": "compaction", "content": "Rack a reads 39C; rack b next."},
+            {"type": "compaction", "content": None},
+            {"type": "text", "text": "Continuing."},
+        ],
+    },
+    {"role": "user", "content": "And rack b?"},
+    {"role": "assistant", "content": [{"type": "text", "text": "41C."}]},
+]
+
+
+@pytest.mark.parametrize("keep", [1, 2, 6])
+@pytest.mark.parametrize("format_name", ["anthropic", None])
+@pytest.mark.parametrize("spaced", [False, True])
+def test_compaction_bodies_are_handed_to_python_and_give_its_answer(
+    keep: int, format_name: str | None, spaced: bool
+) -> None:
+    body: dict[str, Any] = {
+        "messages": COMPACTED,
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": keep},
+        "include_window": True,
+    }
+    if format_name is not None:
+        body["format"] = format_name
+    encoded = respaced(orjson.dumps(body)) if spaced else orjson.dumps(body)
+    assert not compiled_answers(encoded)
+    assert assert_same_answer(encoded) == 200
+    for content in (5, ["x"]):
+        broken = orjson.loads(orjson.dumps(body))
+        broken["messages"][3]["content"][1]["content"] = content
+        assert assert_same_answer(orjson.dumps(broken)) == 422
 
 
 @PROPERTIES

@@ -107,10 +107,7 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
         pytest.param([IMAGE, CACHE], [Message("user", "", source=0, blocks=(0, 1))], id="no-text"),
         pytest.param(
             [result("t", text("r")), IMAGE],
-            [
-                Message("tool", "r", tool_call_id="t", source=0, blocks=(0,)),
-                Message("user", "", source=0, blocks=(1,)),
-            ],
+            [Message("tool", "r", tool_call_id="t", source=0, blocks=(0, 1))],
             id="result-and-image",
         ),
         pytest.param(
@@ -139,6 +136,158 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
 )
 def test_user_message_shapes(content: list[Any], expected: list[Message]) -> None:
     assert read_messages([{"role": "user", "content": content}], "bedrock") == expected
+
+
+GUARD = {"guardContent": {"text": {"text": "guarded"}}}
+REMINDER = text("<reminder>stay on task</reminder>", injected=True)
+
+
+def held(*pairs: tuple[str, tuple[int, ...]]) -> list[Message]:
+    """Core messages of caller message 0 by (role or text, blocks): "tool:<id>" a result."""
+    out = []
+    for what, blocks in pairs:
+        if what.startswith("tool:"):
+            call_id = what[len("tool:") :]
+            out.append(Message("tool", "r", tool_call_id=call_id, source=0, blocks=blocks))
+        else:
+            out.append(Message("user", what, source=0, blocks=blocks))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        pytest.param(
+            [result("t", text("r")), CACHE], held(("tool:t", (0, 1))), id="result-cache-point"
+        ),
+        pytest.param([CACHE, text("q")], held(("q", (0, 1))), id="cache-point-first"),
+        pytest.param(
+            [CACHE, result("t", text("r")), text("q")],
+            held(("tool:t", (0, 1)), ("q", (2,))),
+            id="cache-point-before-a-result",
+        ),
+        pytest.param(
+            [result("t", text("r")), IMAGE, text("q")],
+            held(("tool:t", (0,)), ("q", (1, 2))),
+            id="screenshot-with-the-words-after-it",
+        ),
+        pytest.param(
+            [text("q"), result("t", text("r")), CACHE, IMAGE],
+            held(("tool:t", (1, 2)), ("q", (0, 3))),
+            id="image-with-the-words-before-it",
+        ),
+        pytest.param(
+            [IMAGE, result("t", text("r"))],
+            held(("tool:t", (0, 1))),
+            id="image-before-a-lone-result",
+        ),
+        pytest.param(
+            [result("t", text("r")), DOCUMENT, GUARD],
+            held(("tool:t", (0, 1, 2))),
+            id="document-and-guard-after-a-lone-result",
+        ),
+        pytest.param(
+            [text("a"), CACHE, text("b"), CACHE],
+            held(("a", (0, 1)), ("b", (2, 3))),
+            id="each-cache-point-with-its-text",
+        ),
+        pytest.param(
+            [GUARD, text("a"), text("b")], held(("a", (0, 1)), ("b", (2,))), id="guard-first"
+        ),
+        pytest.param([CACHE], held(("", (0,))), id="only-a-cache-point"),
+    ],
+)
+def test_other_blocks_belong_to_a_result_or_a_text(
+    content: list[Any], expected: list[Message]
+) -> None:
+    raw = [{"role": "user", "content": content}]
+    assert read_messages(raw, "bedrock") == expected
+    slow: list[Message] = []
+    problems = Problems()
+    bedrock.read_message(raw[0], 0, problems, slow)
+    assert not problems.errors
+    assert slow == expected
+
+
+def test_a_reminder_and_the_persons_words_are_two_core_messages() -> None:
+    raw = [{"role": "user", "content": [REMINDER, text("What is rack b at?")]}]
+    assert read_messages(raw, "bedrock") == [
+        Message("user", REMINDER["text"], injected=True, source=0, blocks=(0,)),
+        Message("user", "What is rack b at?", source=0, blocks=(1,)),
+    ]
+
+
+def nova_run() -> list[dict[str, Any]]:
+    """Nova's code interpreter: the provider runs the tool and puts its result in the assistant
+    message, then the model calls a client tool."""
+    return [
+        user(text("Plot the temperatures.")),
+        assistant(
+            text("Running it."),
+            {
+                "toolUse": {
+                    "toolUseId": "srv_1",
+                    "name": "nova_code_interpreter",
+                    "input": {"code": "print(41)"},
+                    "type": "server_tool_use",
+                }
+            },
+            {
+                "toolResult": {
+                    "toolUseId": "srv_1",
+                    "content": [{"json": {"stdout": "41"}}],
+                    "type": "nova_code_interpreter_result",
+                }
+            },
+            text("It prints 41."),
+            use("c1", "save"),
+        ),
+        user(result("c1", text("saved")), CACHE, IMAGE, text("Here is my screenshot.")),
+    ]
+
+
+def test_a_server_side_tool_run_adds_no_call_and_no_result() -> None:
+    raw = nova_run()
+    core = read_messages(raw, "bedrock")
+    assert core == [
+        Message("user", "Plot the temperatures.", source=0, blocks=(0,)),
+        Message(
+            "assistant",
+            "Running it.It prints 41.",
+            (ToolCall("c1", "save", None, {}),),
+            source=1,
+            blocks=(0, 1, 2, 3, 4),
+        ),
+        Message("tool", "saved", tool_call_id="c1", source=2, blocks=(0, 1)),
+        Message("user", "Here is my screenshot.", source=2, blocks=(2, 3)),
+    ]
+    slow: list[Message] = []
+    problems = Problems()
+    for index, message in enumerate(raw):
+        bedrock.read_message(message, index, problems, slow)
+    assert not problems.errors and slow == core
+    assert write_window(raw, core, None, None, "bedrock") == raw
+    assert bedrock_violations(raw) == []
+
+
+def test_blocks_leave_and_stay_with_their_core_message() -> None:
+    raw = [
+        *nova_run(),
+        assistant(text("Saved and shown.")),
+        user(text("Thanks.")),
+    ]
+    core = read_messages(raw, "bedrock")
+    turns = turn_bounds(core)
+    # The call's turn leaves (its result and cache point with it); the screenshot stays with the
+    # person's words, which the notice and the request before it join (the roles alternate).
+    window = write_window(raw, core, turns[1], NOTICE, "bedrock")
+    assert window == [
+        user(text("Plot the temperatures."), text(NOTICE), IMAGE, text("Here is my screenshot.")),
+        raw[3],
+        raw[4],
+    ]
+    assert window[0]["content"][2] is raw[2]["content"][2]
+    assert bedrock_violations(window) == []
 
 
 def test_assistant_blocks_other_than_text_and_calls_add_nothing() -> None:
@@ -226,7 +375,6 @@ BAD = [
         ],
         id="result-content-blocks",
     ),
-    pytest.param(assistant(result("t")), [(0, "content", 0)], id="result-in-assistant"),
     pytest.param(assistant({"toolUse": []}), [(0, "content", 0, "toolUse")], id="use-not-object"),
     pytest.param(
         assistant({"toolUse": {"name": "look", "input": {}}}),

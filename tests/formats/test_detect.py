@@ -60,6 +60,27 @@ REDACTED = {"role": "assistant", "content": [{"type": "redacted_thinking", "data
         pytest.param([TOOL_RESULT], None, "anthropic", id="rule4-tool-result"),
         pytest.param([THINKING], None, "anthropic", id="rule4-thinking"),
         pytest.param([REDACTED], None, "anthropic", id="rule4-redacted-thinking"),
+        pytest.param(
+            [
+                {"role": "user", "content": [{"type": "text", "text": "go on"}]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "compaction", "content": "Summary."},
+                        {"type": "text", "text": "Continuing."},
+                    ],
+                },
+            ],
+            None,
+            "anthropic",
+            id="rule4-compaction-and-text-only",
+        ),
+        pytest.param(
+            [*PLAIN, {"type": "compaction", "encrypted_content": "gAAA"}],
+            None,
+            "responses",
+            id="rule1-compaction-item-after-plain-messages",
+        ),
         pytest.param([TEXT_BLOCKS, TOOL_USE], None, "anthropic", id="rule4-lists-no-openai"),
         pytest.param([DEVELOPER, THINKING], None, "anthropic", id="rule4-developer-is-weak"),
         pytest.param([*PLAIN, OPENAI_CALL], None, "openai", id="rule5-function-key"),

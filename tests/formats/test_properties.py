@@ -185,6 +185,12 @@ def assistant_message(draw: Draw, ids: Ids, calling: bool) -> tuple[dict[str, An
             blocks.append(
                 {"type": "web_search_tool_result", "tool_use_id": server_id, "content": []}
             )
+    if draw(st.integers(0, 3)) == 0:
+        # A compaction block: the provider's summary (the last one is the artifact) or a failed
+        # one; mostly first, as the provider writes it.
+        content = draw(st.sampled_from([None, "", "Summary so far.", "Earlier summary."]))
+        place = 0 if draw(st.booleans()) else draw(st.integers(0, len(blocks)))
+        blocks.insert(place, {"type": "compaction", "content": content})
     return {"role": "assistant", "content": blocks}, calls
 
 
@@ -302,8 +308,19 @@ def planned(draw: Draw, format: str) -> tuple[list[Any], list[Message], tuple[in
     raw = draw(TRANSCRIPTS[format])
     core = read_messages(raw, format)
     turns = turn_bounds(core)
-    first = draw(st.integers(0, len(turns) - 1))
-    last = draw(st.integers(first, len(turns) - 1))
+    # An Anthropic system message is the compaction artifact: it never leaves (and with it gone,
+    # an earlier summary would read as the artifact).
+    held = [
+        k
+        for k, (start, _) in enumerate(turns)
+        if format == "anthropic" and core[start].role == "system"
+    ]
+    free = [k for k in range(len(turns)) if k not in held]
+    if not free:
+        return raw, core, (0, 0), draw(st.booleans())
+    first = draw(st.sampled_from(free))
+    bound = min([k for k in held if k > first], default=len(turns))
+    last = draw(st.integers(first, bound - 1))
     return raw, core, (turns[first][0], turns[last][1]), draw(st.booleans())
 
 
