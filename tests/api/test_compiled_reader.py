@@ -58,9 +58,6 @@ COMPILED_APP = create_app(Settings(compiled_reader=True))
 PYTHON_APP = create_app(Settings(compiled_reader=False))
 METRICS = create_metrics()
 PROPERTIES = settings(
-    derandomize=True,
-    max_examples=120,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
