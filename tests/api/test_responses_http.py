@@ -822,6 +822,7 @@ def test_every_window_keeps_the_responses_pairing_rules(
         assert plan({**options, "messages": items})["format"] == "responses"
 
 
+@pytest.mark.slow
 def test_the_property_reaches_what_it_claims() -> None:
     """The generator reaches removals, notices, reasoning runs and clean transcripts."""
     seen: set[str] = set()

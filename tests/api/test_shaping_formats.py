@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -278,6 +279,7 @@ def test_shaping_in_every_wire(case: Case, data: st.DataObject) -> None:
         check_wire(messages, options, wire, data)
 
 
+@pytest.mark.slow
 def test_the_cases_cover_what_they_claim() -> None:
     """Both actions, in kept and evicted results, already-shaped texts, a removal, a pairing
     check: a property over cases that never reach them proves little."""
