@@ -24,7 +24,7 @@ from app.main import create_app
 from app.settings import Settings
 
 settings.register_profile("dev", max_examples=10, deadline=None, derandomize=True)
-settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True)
+settings.register_profile("ci", max_examples=30, deadline=None, derandomize=True)
 settings.register_profile("deep", max_examples=400, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
