@@ -40,6 +40,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_importing_and_building_the_app_leave_the_collector_alone() -> None:
     done = subprocess.run(
         [sys.executable, "-c", IMPORT_AND_BUILD],

@@ -33,6 +33,7 @@ def start(**variables: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variables", "named", "expected"),
     [

@@ -30,7 +30,7 @@ import botocore.session
 import botocore.validate
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.messages import Message
@@ -676,7 +676,6 @@ def check_window(sent: list[Any], answer: dict[str, Any]) -> None:
         assert converse_report(window) == ""
 
 
-@settings(derandomize=True, max_examples=200, deadline=None)
 @given(planned_transcripts())
 def test_random_converse_transcripts_give_windows_converse_accepts(
     case: tuple[list[dict[str, Any]], dict[str, Any]],
@@ -697,7 +696,6 @@ def test_random_converse_transcripts_give_windows_converse_accepts(
 def test_the_generator_reaches_what_it_claims() -> None:
     seen: set[str] = set()
 
-    @settings(derandomize=True, max_examples=80, deadline=None)
     @given(converse_transcripts())
     def collect(messages: list[dict[str, Any]]) -> None:
         if messages[0]["role"] == "assistant":

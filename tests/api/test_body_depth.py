@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import orjson
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.api.body import nesting_depth, parse_json
@@ -42,7 +42,6 @@ def encoded(value: object, encoding: str) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2 if encoding == "indented" else 0)
 
 
-@settings(derandomize=True, max_examples=400)
 @given(JSON_VALUES, st.sampled_from(["compact", "indented", "ascii"]))
 def test_depth_equals_the_reference_walk(value, encoding):
     body = encoded(value, encoding)

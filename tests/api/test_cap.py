@@ -12,7 +12,7 @@ import httpx
 import orjson
 import pytest
 from fastapi import FastAPI
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from starlette.routing import NoMatchFound
 
@@ -787,7 +787,6 @@ items = st.fixed_dictionaries(
 )
 
 
-@settings(derandomize=True, max_examples=150, deadline=None)
 @given(
     max_chars=st.integers(min_value=1, max_value=300),
     results=st.lists(items, min_size=1, max_size=5),

@@ -17,7 +17,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
@@ -293,7 +293,6 @@ def compacted_anthropic(draw: Draw) -> tuple[list[dict[str, Any]], dict[str, Any
     return messages, draw(plan_options(native_view(core)))
 
 
-@settings(derandomize=True, deadline=None)
 @given(compacted_anthropic())
 def test_random_anthropic_transcripts_keep_their_artifact(
     case: tuple[list[dict[str, Any]], dict[str, Any]],
@@ -328,7 +327,6 @@ def starts_a_turn(item: dict[str, Any]) -> bool:
     return item.get("type", "message") == "message" and item.get("role") == "user"
 
 
-@settings(derandomize=True, deadline=None)
 @given(compacted_responses())
 def test_random_responses_transcripts_keep_their_last_compaction_item(
     case: tuple[list[dict[str, Any]], dict[str, Any]],

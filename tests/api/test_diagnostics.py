@@ -8,7 +8,7 @@ from unittest import mock
 
 import orjson
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from app.api.metrics import create_metrics
@@ -258,7 +258,6 @@ async def test_include_turns_must_be_a_boolean(client: Any, value: Any) -> None:
 
 # ---- properties ----------------------------------------------------------------------------------
 
-PROPERTY = settings(derandomize=True, max_examples=150, deadline=None)
 METRICS = create_metrics()
 PAIRING_CODES = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
 
@@ -318,7 +317,6 @@ def planned(draw: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return messages, draw(plan_options(messages))
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
 @given(planned(), st.sampled_from(["native", "openai", "anthropic"]))
 def test_without_pairing_findings_every_window_is_accepted(
     case: tuple[list[dict[str, Any]], dict[str, Any]], wire: str
@@ -338,7 +336,6 @@ def test_without_pairing_findings_every_window_is_accepted(
         assert window_violations(wire, sent, answer["window"]) == []
 
 
-@PROPERTY
 @given(planned())
 def test_diagnostics_never_change_a_decision(
     case: tuple[list[dict[str, Any]], dict[str, Any]],
@@ -361,7 +358,6 @@ def test_diagnostics_never_change_a_decision(
 def test_the_defective_generator_reaches_every_code() -> None:
     seen: set[str] = set()
 
-    @settings(derandomize=True, max_examples=150, deadline=None)
     @given(defective_conversations())
     def collect(messages: list[dict[str, Any]]) -> None:
         seen.update(d.code for d in diagnose(read_messages(messages, "native")))

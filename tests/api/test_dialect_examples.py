@@ -25,7 +25,7 @@ from tests.api.test_formats_equivalence import Inexpressible
 from tests.api.test_gemini_http import convert as gemini_conversion
 from tests.api.test_responses_http import to_responses
 from tests.api.test_shaping import S1_NATIVE, S1_OPTIONS, S2_OPTIONS
-from tests.api.test_shaping_formats import PAIRING_BREAKERS, PROPERTY_SETTINGS, shaping_cases
+from tests.api.test_shaping_formats import PAIRING_BREAKERS, shaping_cases
 from tests.core.native_wire import wire
 from tests.core.offer_examples import ABSENT, OFFER_EXAMPLES, OfferExample
 from tests.core.window_fixtures import TASK, R, U, W
@@ -192,7 +192,6 @@ def core_options(options: dict[str, Any]) -> Any:
     return core
 
 
-@PROPERTY_SETTINGS
 @given(shaping_cases())
 def test_shaping_in_every_newer_dialect(case: Any) -> None:
     messages, options = case
@@ -213,7 +212,6 @@ def shaped_converse(draw: Any) -> tuple[list[Any], dict[str, Any]]:
     return messages, options
 
 
-@PROPERTY_SETTINGS
 @given(shaped_converse())
 def test_shaping_in_bedrock_transcripts(case: Any) -> None:
     messages, options = case

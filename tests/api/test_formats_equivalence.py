@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from app.api.metrics import create_metrics
@@ -693,7 +693,6 @@ def test_the_openai_converter_writes_calls_as_functions() -> None:
 
 # ---- the same decisions over random conversations ------------------------------------------------
 
-PROPERTY_SETTINGS = settings(derandomize=True, max_examples=150, deadline=None)
 METRICS = create_metrics()
 MAX_MESSAGES = 100_000
 TOOLS = ("look", "move", "probe")
@@ -803,7 +802,6 @@ def planned_conversations(draw: Draw) -> tuple[list[dict[str, Any]], dict[str, A
     return messages, draw(plan_options(messages))
 
 
-@PROPERTY_SETTINGS
 @given(planned_conversations())
 def test_random_conversations_give_the_same_decisions_in_every_wire(
     case: tuple[list[dict[str, Any]], dict[str, Any]],
@@ -824,7 +822,6 @@ def test_conversations_of_the_property_cover_what_they_claim() -> None:
     little)."""
     seen: set[str] = set()
 
-    @settings(derandomize=True, max_examples=60, deadline=None)
     @given(conversations(system=True, max_steps=10))
     def collect(messages: Sequence[dict[str, Any]]) -> None:
         for message in messages:

@@ -27,7 +27,7 @@ import openai.types.chat
 import orjson
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 from pydantic import TypeAdapter
@@ -464,22 +464,16 @@ def wire_requests(draw: Draw, wire: str) -> dict[str, Any]:
     return request
 
 
-PROPERTY_SETTINGS = settings(derandomize=True, max_examples=150, deadline=None)
-
-
-@PROPERTY_SETTINGS
 @given(wire_requests("native"))
 def test_native_window_property(request: dict[str, Any]) -> None:
     check_window(request["messages"], plan(request), "native")
 
 
-@PROPERTY_SETTINGS
 @given(wire_requests("openai"))
 def test_openai_window_property(request: dict[str, Any]) -> None:
     check_window(request["messages"], plan(request), "openai")
 
 
-@PROPERTY_SETTINGS
 @given(wire_requests("anthropic"))
 def test_anthropic_window_property(request: dict[str, Any]) -> None:
     check_window(request["messages"], plan(request), "anthropic")

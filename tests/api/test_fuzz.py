@@ -221,9 +221,6 @@ FREE_FIELDS: dict[str, Path] = {
 }
 
 FUZZ = settings(
-    derandomize=True,
-    max_examples=40,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
@@ -445,7 +442,7 @@ def test_a_huge_string_where_text_belongs_is_answered(service: Service) -> None:
 
 
 def test_a_wrong_type_at_any_typed_field_is_422_naming_it(service: Service) -> None:
-    @settings(FUZZ, max_examples=150)
+    @FUZZ
     @given(wrong_type_case())
     def wrong_type(case: tuple[str, Path, Any]) -> None:
         name, field, value = case

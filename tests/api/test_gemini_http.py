@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 import pytest
 from google.genai import types
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.messages import Message
@@ -611,7 +611,6 @@ async def test_the_offer_gives_the_native_ids(client: Any, example: Example) -> 
 
 # ---- 3. the window properties over random Gemini transcripts -------------------------------------
 
-PROPERTY_SETTINGS = settings(derandomize=True, max_examples=200, deadline=None)
 Draw = Any
 SIGNATURES = ("EqQBCkgIBhAB", "c2lnbmF0dXJl", "AP9zaWc=")
 
@@ -687,7 +686,6 @@ def opens_on_a_person(contents: list[dict[str, Any]]) -> bool:
     )
 
 
-@PROPERTY_SETTINGS
 @given(planned_transcripts())
 def test_random_windows_keep_gemini_pairing_parts_and_signatures(
     case: tuple[list[dict[str, Any]], dict[str, Any]],
@@ -708,7 +706,6 @@ def test_random_windows_keep_gemini_pairing_parts_and_signatures(
 def test_the_generated_transcripts_cover_what_they_claim() -> None:
     seen: set[str] = set()
 
-    @settings(derandomize=True, max_examples=80, deadline=None)
     @given(gemini_transcripts())
     def collect(contents: list[dict[str, Any]]) -> None:
         for content in contents:

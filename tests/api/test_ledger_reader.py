@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.api.ledger import checked_rows, read_ledger
@@ -60,13 +60,11 @@ def outcome(read: Any, ledger: list[Any]) -> Any:
         return [(error.loc, error.msg, error.type) for error in invalid.errors]
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
 @given(st.lists(rows(), max_size=5))
 def test_quick_path_agrees_with_the_checking_path(ledger: list[Any]) -> None:
     assert outcome(read_ledger, ledger) == outcome(checked_rows, ledger)
 
 
-@settings(derandomize=True, max_examples=200, deadline=None)
 @given(
     st.lists(
         st.fixed_dictionaries(

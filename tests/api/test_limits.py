@@ -127,6 +127,7 @@ async def test_a_chunked_body_over_the_limit_is_413_after_reading_only_the_limit
 # ---- messages ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [PLAN, "/v1/offer"])
 async def test_100000_messages_are_accepted(path):
     body = {"messages": transcript(100_000), "format": "native"}

@@ -518,7 +518,7 @@ def shaped() -> st.SearchStrategy[dict[str, Any]]:
     return st.sampled_from(SHAPES).flatmap(fill)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(shaped(), st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6)))
 def test_the_document_accepts_exactly_what_the_service_accepts(measured_schema, usage):
     assert measured_schema.is_valid(usage) is accepted(usage), usage

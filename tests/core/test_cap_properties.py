@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.cap import (
@@ -18,8 +18,6 @@ from app.core.cap import (
     measured_text,
     reason_for,
 )
-
-PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
 
 # Characters that stress the rules: escapes of every kind, astral code points, joiners, and the
 # characters the compact serialization writes raw although they look special.
@@ -99,7 +97,6 @@ def model_marker(text: str, tool_name: str, cap: int) -> dict[str, Any]:
             return headless
 
 
-@PROPERTY
 @given(item=ITEMS)
 def test_the_marker_follows_the_literal_head_budget(item: tuple[Any, str, int]) -> None:
     result, tool_name, cap = item
@@ -114,7 +111,6 @@ def test_the_marker_follows_the_literal_head_budget(item: tuple[Any, str, int]) 
         assert outcome.result is result
 
 
-@PROPERTY
 @given(item=ITEMS)
 def test_a_marker_with_a_head_is_within_the_cap(item: tuple[Any, str, int]) -> None:
     result, tool_name, cap = item
@@ -124,7 +120,6 @@ def test_a_marker_with_a_head_is_within_the_cap(item: tuple[Any, str, int]) -> N
         assert outcome.result["head"] != ""
 
 
-@PROPERTY
 @given(item=ITEMS)
 def test_the_head_is_a_verbatim_prefix_of_whole_code_points(item: tuple[Any, str, int]) -> None:
     result, tool_name, cap = item
@@ -139,7 +134,6 @@ def test_the_head_is_a_verbatim_prefix_of_whole_code_points(item: tuple[Any, str
         orjson.dumps(outcome.result)
 
 
-@PROPERTY
 @given(text=TEXTS, extra=CHARS, tool_name=TOOL_NAMES)
 def test_exactly_at_the_cap_passes_and_one_more_is_replaced(
     text: str, extra: str, tool_name: str
@@ -152,7 +146,6 @@ def test_exactly_at_the_cap_passes_and_one_more_is_replaced(
     assert over.chars == cap + 1
 
 
-@PROPERTY
 @given(text=st.text(alphabet="abcxyz😀é/ ", min_size=1, max_size=400), cap=CAPS)
 def test_without_escapes_the_first_try_fills_the_cap(text: str, cap: int) -> None:
     if len(text) <= cap:
@@ -167,14 +160,12 @@ def test_without_escapes_the_first_try_fills_the_cap(text: str, cap: int) -> Non
         assert "head" not in marker
 
 
-@PROPERTY
 @given(text=TEXTS, stop=st.integers(min_value=0, max_value=450))
 def test_escaped_length_equals_the_serialized_length(text: str, stop: int) -> None:
     assert escaped_length(text) == len(orjson.dumps(text).decode()) - 2
     assert escaped_length(text, stop) == len(orjson.dumps(text[:stop]).decode()) - 2
 
 
-@PROPERTY
 @given(item=ITEMS)
 def test_the_arithmetic_size_equals_the_serialized_size(item: tuple[Any, str, int]) -> None:
     result, tool_name, cap = item
@@ -189,7 +180,6 @@ def test_the_arithmetic_size_equals_the_serialized_size(item: tuple[Any, str, in
         )
 
 
-@settings(PROPERTY, max_examples=100)
 @given(item=ITEMS)
 def test_the_cap_is_deterministic(item: tuple[Any, str, int]) -> None:
     result, tool_name, cap = item

@@ -24,10 +24,10 @@ from app.core.plan_types import Fit, PlanOptions, WindowPlan
 from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
 from app.core.turns import segment_turns
 from app.core.window import plan_window
-from tests.core.test_window_properties import PROPERTY, cases, fit_strategies, transcripts
+from tests.core.test_window_properties import cases, fit_strategies, transcripts
 
 # The two properties about an engaged plan keep only the cases that cut (about a third).
-FILTERED = settings(PROPERTY, suppress_health_check=[HealthCheck.filter_too_much])
+FILTERED = settings(suppress_health_check=[HealthCheck.filter_too_much])
 
 
 def tokens(messages: list[Message]) -> int:
@@ -54,7 +54,6 @@ def fit_of(options: PlanOptions) -> Fit:
     return options.strategy
 
 
-@PROPERTY
 @given(fit_cases())
 def test_fit_engages_iff_the_total_is_over_max_tokens(case: tuple[list[Message], PlanOptions]):
     messages, options = case
@@ -167,7 +166,6 @@ def test_one_turn_fewer_would_not_have_met_the_target(case: tuple[list[Message],
         assert total is None or total > result.budget.target_tokens
 
 
-@PROPERTY
 @given(transcripts(), st.integers(1, 3))
 def test_a_budget_at_the_total_never_engages(messages: list[Message], keep: int):
     total = tokens(messages)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.current_request import current_request_index, said_by_a_person
@@ -251,7 +251,6 @@ def test_the_plan_keeps_the_task_under_reminders() -> None:
 # is_frame against a reference written differently: a regular expression whose atomic group ends
 # each element at its first closing tag (fine on these short texts; the scanner is the linear one).
 
-PROPERTY = settings(derandomize=True, deadline=None)
 EXTRA = "agent.status"
 PIECES = (
     "<system-reminder>",
@@ -307,13 +306,11 @@ tag_soup = st.one_of(
 )
 
 
-@PROPERTY
 @given(tag_soup, st.sampled_from([frozenset(), frozenset({EXTRA})]))
 def test_is_frame_agrees_with_the_reference(text: str, extra_tags: frozenset[str]) -> None:
     assert is_frame(text, extra_tags) == reference_is_frame(text, extra_tags)
 
 
-@PROPERTY
 @given(st.text(), st.frozensets(st.text(max_size=8), max_size=3))
 def test_is_frame_never_raises(text: str, extra_tags: frozenset[str]) -> None:
     assert isinstance(is_frame(text, extra_tags), bool)

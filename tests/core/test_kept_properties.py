@@ -6,12 +6,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.kept import Answer, UsedPair, answer_for, keep, this_turn, use
-
-PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
 
 TOOLS = st.sampled_from(["purge_logs", "search_logs", "Purge_Logs", ""])
 ARGUMENTS = st.sampled_from(["window", "limit", "Window", ""])
@@ -60,7 +58,6 @@ def of_turn(entry: dict[str, Any], turn: int) -> bool:
     return not isinstance(entry["turn"], bool) and entry["turn"] == turn
 
 
-@PROPERTY
 @given(kept=KEPT, turn=REQUEST_TURNS, tool_name=TOOLS, answers=ANSWERS)
 def test_keep_never_returns_another_turns_entry(
     kept: list[Any], turn: int, tool_name: str, answers: list[Answer]
@@ -81,7 +78,6 @@ def test_keep_never_returns_another_turns_entry(
     ]
 
 
-@PROPERTY
 @given(kept=KEPT, turn=REQUEST_TURNS, tool_name=TOOLS, answers=ANSWERS)
 def test_using_every_kept_pair_leaves_nothing(
     kept: list[Any], turn: int, tool_name: str, answers: list[Answer]
@@ -91,7 +87,6 @@ def test_using_every_kept_pair_leaves_nothing(
     assert use(stored, turn, every_pair) is None
 
 
-@PROPERTY
 @given(kept=KEPT, turn=REQUEST_TURNS, used=USED)
 def test_use_drops_exactly_the_used_pairs(kept: list[Any], turn: int, used: list[UsedPair]) -> None:
     result = use(kept, turn, used)
@@ -103,7 +98,6 @@ def test_use_drops_exactly_the_used_pairs(kept: list[Any], turn: int, used: list
         assert (entry["tool_name"], entry["argument"]) not in spent
 
 
-@PROPERTY
 @given(kept=KEPT, turn=REQUEST_TURNS, tool_name=TOOLS, argument=ARGUMENTS)
 def test_answer_for_is_the_first_match_of_this_turn(
     kept: list[Any], turn: int, tool_name: str, argument: str
@@ -113,7 +107,6 @@ def test_answer_for_is_the_first_match_of_this_turn(
     assert answer_for(entries, tool_name, argument) == (matches[0] if matches else None)
 
 
-@PROPERTY
 @given(
     kept=KEPT,
     turn=REQUEST_TURNS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.collapse import COLLAPSE_MODES, CollapseMode, collapse, is_ticket, ticket_for
@@ -50,8 +50,6 @@ batches = st.lists(
 limits = st.integers(min_value=1, max_value=8)
 modes = st.sampled_from(COLLAPSE_MODES)
 
-SETTINGS = settings(derandomize=True, max_examples=200, deadline=None)
-
 
 @dataclass(frozen=True)
 class Case:
@@ -64,7 +62,6 @@ class Case:
 cases = st.builds(Case, transcripts, ledgers, batches, limits)
 
 
-@SETTINGS
 @given(cases)
 def test_every_offered_id_resolves_in_known_results(case: Case) -> None:
     answer = offer(case.messages, fold_ledger(case.ledger), case.batch, case.limit)
@@ -74,7 +71,6 @@ def test_every_offered_id_resolves_in_known_results(case: Case) -> None:
     assert "" not in known_ids
 
 
-@SETTINGS
 @given(cases)
 def test_offered_is_nameable_reversed_and_listed_is_its_head(case: Case) -> None:
     answer = offer(case.messages, fold_ledger(case.ledger), case.batch, case.limit)
@@ -83,7 +79,6 @@ def test_offered_is_nameable_reversed_and_listed_is_its_head(case: Case) -> None
     assert answer.omitted == len(answer.offered) - len(answer.listed) >= 0
 
 
-@SETTINGS
 @given(cases)
 def test_undeclared_is_within_nameable_within_served(case: Case) -> None:
     fold = fold_ledger(case.ledger)
@@ -94,7 +89,6 @@ def test_undeclared_is_within_nameable_within_served(case: Case) -> None:
     assert all(fold[i].standing in ("fact", "open") for i in answer.nameable if i in fold)
 
 
-@SETTINGS
 @given(cases)
 def test_served_ids_are_the_results_each_once(case: Case) -> None:
     served = served_ids(case.messages)
@@ -102,7 +96,6 @@ def test_served_ids_are_the_results_each_once(case: Case) -> None:
     assert set(served) == {m.tool_call_id for m in case.messages if is_result(m) and m.tool_call_id}
 
 
-@SETTINGS
 @given(cases, st.data())
 def test_refiling_a_retired_id_as_fact_brings_it_back(case: Case, data: st.DataObject) -> None:
     served = served_ids(case.messages)
@@ -124,7 +117,6 @@ def test_refiling_a_retired_id_as_fact_brings_it_back(case: Case, data: st.DataO
     ]
 
 
-@SETTINGS
 @given(cases, modes)
 def test_collapse_is_idempotent_and_changes_only_content(case: Case, mode: CollapseMode) -> None:
     fold = fold_ledger(case.ledger)
@@ -155,7 +147,6 @@ def test_collapse_is_idempotent_and_changes_only_content(case: Case, mode: Colla
     assert again == view
 
 
-@SETTINGS
 @given(cases, modes)
 def test_collapse_keeps_every_set_of_the_offer(case: Case, mode: CollapseMode) -> None:
     fold = fold_ledger(case.ledger)
@@ -170,7 +161,6 @@ def test_collapse_keeps_every_set_of_the_offer(case: Case, mode: CollapseMode) -
     )
 
 
-@SETTINGS
 @given(cases)
 def test_ledger_only_collapses_at_least_what_ledger_and_facts_does(case: Case) -> None:
     fold = fold_ledger(case.ledger)
@@ -179,7 +169,6 @@ def test_ledger_only_collapses_at_least_what_ledger_and_facts_does(case: Case) -
     assert set(narrow) <= set(wide)
 
 
-@SETTINGS
 @given(transcripts, batches)
 def test_known_results_read_the_batch_first(
     messages: list[Message], batch: list[BatchEntry]

@@ -6,7 +6,7 @@ span starts, the first refusal after it ends it.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.plan_types import Refusal
@@ -43,7 +43,6 @@ def literal_span(candidate_count: int, context: RefusalContext, turn_starts: lis
     return tuple(before), first, last
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
 @given(candidate_count=st.integers(0, 15), context=contexts())
 def test_the_span_is_the_one_the_literal_rule_chooses(
     candidate_count: int, context: RefusalContext

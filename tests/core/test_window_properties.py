@@ -7,7 +7,7 @@ from itertools import groupby
 from typing import Any
 
 import orjson
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.current_request import current_request_index
@@ -175,14 +175,10 @@ def cases(draw: st.DrawFn, prior: bool = True) -> Case:
     return Case(messages, options)
 
 
-PROPERTY = settings(derandomize=True, max_examples=200, deadline=None)
-
-
 def cc_of(case: Case, result: WindowPlan) -> int:
     return max(0, len(result.turns) - case.options.strategy.keep_recent_turns)
 
 
-@PROPERTY
 @given(cases())
 def test_every_turn_is_kept_or_evicted_once_and_one_span_leaves(case: Case) -> None:
     result = plan_window(case.messages, case.options)
@@ -205,7 +201,6 @@ def test_every_turn_is_kept_or_evicted_once_and_one_span_leaves(case: Case) -> N
         assert all(turn["held_by"] is None for turn in result.turns)
 
 
-@PROPERTY
 @given(cases())
 def test_calls_and_results_leave_together(case: Case) -> None:
     result = plan_window(case.messages, case.options)
@@ -219,7 +214,6 @@ def test_calls_and_results_leave_together(case: Case) -> None:
             assert (call_id in calls_in_window) == (call_id in answered_in_window)
 
 
-@PROPERTY
 @given(cases())
 def test_protected_turns_never_leave(case: Case) -> None:
     result = plan_window(case.messages, case.options)
@@ -242,7 +236,6 @@ def test_protected_turns_never_leave(case: Case) -> None:
             assert segment.turn not in result.evicted
 
 
-@PROPERTY
 @given(cases())
 def test_pins_never_exceed_their_ceilings(case: Case) -> None:
     result = plan_window(case.messages, case.options)
@@ -268,7 +261,6 @@ def test_pins_never_exceed_their_ceilings(case: Case) -> None:
             assert result.turns[pin.turn_index]["fate"] == "kept"
 
 
-@PROPERTY
 @given(cases())
 def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
     case: Case,
@@ -303,7 +295,6 @@ def envelope_messages(messages: list[Message]) -> int:
     return count
 
 
-@PROPERTY
 @given(cases())
 def test_a_removal_right_after_the_envelope_leaves_a_user_message_there(case: Case) -> None:
     result = plan_window(case.messages, case.options)
@@ -333,7 +324,6 @@ def held_in(result: WindowPlan) -> set[int]:
     return pinned | refused
 
 
-@PROPERTY
 @given(cases(prior=False))
 def test_sending_the_window_back_never_evicts_what_was_held(case: Case) -> None:
     first = plan_window(case.messages, case.options)
@@ -351,7 +341,6 @@ def test_sending_the_window_back_never_evicts_what_was_held(case: Case) -> None:
         assert mapped not in second.evicted
 
 
-@PROPERTY
 @given(cases())
 def test_the_same_request_gives_the_same_plan(case: Case) -> None:
     copied: Any = [message._replace() for message in case.messages]
@@ -374,7 +363,6 @@ def anthropic_sources(messages: list[Message]) -> list[Message]:
     return sourced
 
 
-@PROPERTY
 @given(cases())
 def test_indices_are_reported_in_caller_messages(case: Case) -> None:
     messages = anthropic_sources(case.messages)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.messages import Message, caller_index
@@ -20,7 +20,6 @@ from app.formats import read_messages, write_window
 from tests.formats.support import run_count, turn_bounds
 
 NOTICE = "[dropped history — 4 earlier message(s) were removed from this window]"
-SETTINGS = settings(derandomize=True, max_examples=100, deadline=None)
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
@@ -352,7 +351,6 @@ def check_reading(raw: list[Any], core: list[Message], format: str) -> None:
     assert write_window(raw, core, None, None, format) == raw
 
 
-@SETTINGS
 @given(planned("native"))
 def test_native_window_property(
     case: tuple[list[Any], list[Message], tuple[int, int], bool],
@@ -362,7 +360,6 @@ def test_native_window_property(
     check_whole_turn_removal(raw, core, removed, notice, "native")
 
 
-@SETTINGS
 @given(planned("openai"))
 def test_openai_window_property(
     case: tuple[list[Any], list[Message], tuple[int, int], bool],
@@ -372,7 +369,6 @@ def test_openai_window_property(
     check_whole_turn_removal(raw, core, removed, notice, "openai")
 
 
-@SETTINGS
 @given(planned("anthropic"))
 def test_anthropic_window_property(
     case: tuple[list[Any], list[Message], tuple[int, int], bool],
@@ -382,7 +378,6 @@ def test_anthropic_window_property(
     check_whole_turn_removal(raw, core, removed, notice, "anthropic")
 
 
-@SETTINGS
 @given(anthropic_transcripts(), st.data())
 def test_anthropic_any_range_merges_into_runs(raw: list[Any], data: st.DataObject) -> None:
     """Beyond whole turns, any core range: the run count still holds, and head and tail parts of
