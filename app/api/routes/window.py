@@ -24,13 +24,13 @@ from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS, pydantic_errors
 from app.api.scanned import Unanswered, scan_request
-from app.api.schemas.window import (
+from app.api.schemas.plan_request import (
     PlanRequest,
-    PlanResponse,
     SlidingWindowStrategy,
     TokenBudgetStrategy,
     strategy_error_locs,
 )
+from app.api.schemas.plan_response import PlanResponse
 from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
 from app.api.types import MAX_INT64
 from app.core import plan_types as plan
