@@ -32,8 +32,9 @@ from app.api.schemas.plan_response import PlanResponse
 from app.api.types import MAX_INT64
 from app.core import plan_types as plan
 from app.core.diagnostics import Diagnostic, FindingsOf, diagnose, findings
+from app.core.transcript import SurveyOf
 from app.core.turns import survey
-from app.core.window import SurveyOf, plan_window
+from app.core.window import plan_window
 from app.errors import FieldError, InvalidRequest
 
 router = APIRouter(tags=["window"])
