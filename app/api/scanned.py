@@ -45,7 +45,7 @@ class ScannedRequest:
             raise Unanswered from None
         self.fields["messages"] = []
         self.messages = ScannedMessages(body, scan)
-        self.read: list[Message] | None = None
+        self.core_messages: list[Message] | None = None
 
     def read_transcript(
         self, raw: dict[str, Any], max_messages: int, errors: list[FieldError]
@@ -61,14 +61,14 @@ class ScannedRequest:
         dialect = dialect_of(format_name)
         if system is not None and system_prompt_problem(system, dialect) is not None:
             raise Unanswered
-        self.read = self.messages.read(format_name)
-        return ReadTranscript(dialect, self.messages, self.read)
+        self.core_messages = self.messages.read(format_name)
+        return ReadTranscript(dialect, self.messages, self.core_messages)
 
     def survey(self, planned: Sequence[Message]) -> Survey:
         """`app.core.turns.survey` of `planned`: the one the module took while reading when
         `planned` is the transcript it read (not shaped since), else the compiled survey."""
         surveyed = self.messages.survey
-        if planned is self.read and surveyed is not None:
+        if planned is self.core_messages and surveyed is not None:
             return surveyed
         return compiled.survey(planned)
 
