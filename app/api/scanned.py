@@ -10,7 +10,6 @@ own bytes and checked by the same schema and readers as on the Python path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -18,8 +17,6 @@ import orjson
 from app import compiled
 from app.api.transcript import ReadTranscript
 from app.core.defaults import DEFAULT_FORMAT
-from app.core.messages import Message
-from app.core.turns import Survey
 from app.errors import FieldError
 from app.formats import dialect_of, system_prompt_problem
 from app.formats.scanned import ScannedMessages, Unanswered
@@ -45,7 +42,6 @@ class ScannedRequest:
             raise Unanswered from None
         self.fields["messages"] = []
         self.messages = ScannedMessages(body, scan)
-        self.core_messages: list[Message] | None = None
 
     def read_transcript(
         self, raw: dict[str, Any], max_messages: int, errors: list[FieldError]
@@ -61,16 +57,7 @@ class ScannedRequest:
         dialect = dialect_of(format_name)
         if system is not None and system_prompt_problem(system, dialect) is not None:
             raise Unanswered
-        self.core_messages = self.messages.read(format_name)
-        return ReadTranscript(dialect, self.messages, self.core_messages)
-
-    def survey(self, planned: Sequence[Message]) -> Survey:
-        """`app.core.turns.survey` of `planned`: the one the module took while reading when
-        `planned` is the transcript it read (not shaped since), else the compiled survey."""
-        surveyed = self.messages.survey
-        if planned is self.core_messages and surveyed is not None:
-            return surveyed
-        return compiled.survey(planned)
+        return ReadTranscript(dialect, self.messages, self.messages.read(format_name))
 
 
 def scan_request(body: bytes | bytearray, max_depth: int) -> ScannedRequest:

