@@ -223,10 +223,11 @@ def measure_endpoint(
 
 
 def plan_core(body: bytes) -> Callable[[], Any]:
-    from app.api.routes.window import read_plan_request
+    from app.api.plan_input import read_plan_input
     from app.core.window import plan_window
 
-    _, options, _, messages = read_plan_request(orjson.loads(body), 10**9)
+    request = read_plan_input(orjson.loads(body), 10**9)
+    messages, options = request.messages, request.options
     return lambda: plan_window(messages, options)
 
 

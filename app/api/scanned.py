@@ -15,10 +15,10 @@ from typing import Any
 import orjson
 
 from app import compiled
+from app.api.transcript import ReadTranscript
 from app.core.defaults import DEFAULT_FORMAT
-from app.core.messages import Message
 from app.errors import FieldError
-from app.formats import system_problem
+from app.formats import dialect_of, system_prompt_problem
 from app.formats.scanned import ScannedMessages, Unanswered
 
 __all__ = ["ScannedRequest", "Unanswered", "scan_request"]
@@ -45,7 +45,7 @@ class ScannedRequest:
 
     def read_transcript(
         self, raw: dict[str, Any], max_messages: int, errors: list[FieldError]
-    ) -> tuple[str, list[Message]]:
+    ) -> ReadTranscript:
         """`app.api.transcript.read_transcript` of the scanned messages; `Unanswered` wherever
         that would record an error."""
         if errors or len(self.messages) > max_messages:
@@ -54,9 +54,10 @@ class ScannedRequest:
         format_name = raw.get("format") or DEFAULT_FORMAT
         if format_name == "auto":
             format_name = self.messages.detect(system)
-        if system is not None and system_problem(system, format_name) is not None:
+        dialect = dialect_of(format_name)
+        if system is not None and system_prompt_problem(system, dialect) is not None:
             raise Unanswered
-        return format_name, self.messages.read(format_name)
+        return ReadTranscript(dialect, self.messages, self.messages.read(format_name))
 
 
 def scan_request(body: bytes | bytearray, max_depth: int) -> ScannedRequest:

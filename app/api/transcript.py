@@ -1,25 +1,38 @@
 """Reading the transcript and ledger of a request: the message limit, the format, the wire reader.
 
 Shared by the window plan and the offer, which read and refuse `messages`, `format`, `system` and
-`ledger` exactly alike (`docs/rules.md#the-offer`).
+`ledger` exactly alike (`docs/rules.md#the-offer`). The format is resolved here, once, to its
+`Dialect`; what follows asks that object, never the name again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.api.ledger import read_ledger
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.errors import FieldError, InvalidRequest
-from app.formats import SYSTEM_FORMATS, detect_format, read_messages, system_problem
+from app.formats import Dialect, detect_format, dialect_of, system_prompt_problem
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTranscript:
+    """A request's transcript as read: the dialect it is in, the caller's `messages` as sent (a
+    list, or the compiled reader's scanned messages, `app.formats.scanned`) and the core messages
+    read from them."""
+
+    dialect: Dialect
+    callers: Sequence[Any]
+    messages: list[Message]
 
 
 def read_transcript(
     body: dict[str, Any], max_messages: int, errors: list[FieldError]
-) -> tuple[str, list[Message]] | None:
-    """(the format used, the core messages), or None with every violation appended to `errors`.
+) -> ReadTranscript | None:
+    """The transcript read, or None with every violation appended to `errors`.
 
     Call it only when `messages` is a list and `format` a known name (the schema checks both).
     """
@@ -38,21 +51,20 @@ def read_transcript(
     try:
         if format_name == "auto":
             format_name = detect_format(raw, system)
+        dialect = dialect_of(format_name)
         already_named = any(error.loc == ("body", "system") for error in errors)
-        problem = None if system is None else system_problem(system, format_name)
+        problem = None if system is None else system_prompt_problem(system, dialect)
         if problem is not None and not already_named:
-            kind = "system_not_allowed" if format_name not in SYSTEM_FORMATS else "system_type"
+            kind = "system_type" if dialect.has_system_prompt else "system_not_allowed"
             errors.append(FieldError(("body", "system"), problem, kind))
-        messages = read_messages(raw, format_name)
+        messages = dialect.read(raw)
     except InvalidRequest as invalid:
         errors.extend(invalid.under("body", "messages").errors)
         return None
-    return format_name, messages
+    return ReadTranscript(dialect, raw, messages)
 
 
-TranscriptReader = Callable[
-    [dict[str, Any], int, list[FieldError]], tuple[str, list[Message]] | None
-]
+TranscriptReader = Callable[[dict[str, Any], int, list[FieldError]], ReadTranscript | None]
 
 
 def read_ledger_and_transcript(
@@ -60,8 +72,8 @@ def read_ledger_and_transcript(
     max_messages: int,
     errors: list[FieldError],
     read: TranscriptReader = read_transcript,
-) -> tuple[tuple[StandingRow, ...] | None, tuple[str, list[Message]] | None]:
-    """(the ledger's standing rows, (the format used, the core messages)) of a request body.
+) -> tuple[tuple[StandingRow, ...] | None, ReadTranscript | None]:
+    """(the ledger's standing rows, the transcript read) of a request body.
 
     The rows are None unless `ledger` is an array; the transcript is None unless `messages` is an
     array and `format` was not refused. Every violation found is appended to `errors`, located

@@ -26,6 +26,7 @@ from app.core.plan_types import (
     PlanOptions,
     PriorRecord,
 )
+from app.core.transcript import Transcript
 from app.core.turns import Segment
 
 LedgerFold = Mapping[str, StandingRow]
@@ -35,19 +36,15 @@ LAST_TOOL_RESULT_REASONS = frozenset({"last-tool-result"})
 LEDGER_FACT_REASONS = frozenset({"last-tool-result", "ledger-fact"})
 
 
-def last_tool_result_candidates(
-    messages: Sequence[Message],
-    segments: Sequence[Segment],
-    turn_starts: Sequence[int],
-    call_names: dict[str, str],
-    after: int,
-) -> list[LastToolResultPin]:
+def last_tool_result_candidates(transcript: Transcript, after: int) -> list[LastToolResultPin]:
     """The turn holding each tool's latest result after the request, newest first, one per turn.
 
     A batch turn is named after its newest result whose tool is not yet claimed, and claims every
-    tool name it answers, so it costs one slot however many tools it holds. `turn_starts` are the
-    caller indices of each turn's first message, which a pin reports.
+    tool name it answers, so it costs one slot however many tools it holds. A pin reports the
+    caller index of its turn's first message (`turn_starts`).
     """
+    messages, segments = transcript.messages, transcript.segments
+    turn_starts, call_names = transcript.turn_starts, transcript.survey.call_names
     candidates: list[LastToolResultPin] = []
     named: set[str] = set()
     for segment in reversed(segments):
@@ -103,14 +100,11 @@ def turn_standing(
 
 
 def ledger_fact_candidates(
-    messages: Sequence[Message],
-    segments: Sequence[Segment],
-    turn_starts: Sequence[int],
-    call_names: dict[str, str],
-    fold: LedgerFold,
-    after: int,
+    transcript: Transcript, fold: LedgerFold, after: int
 ) -> list[LedgerFactPin]:
     """Every turn whose standing is `fact`, newest first, with its result ids after the request."""
+    messages, segments = transcript.messages, transcript.segments
+    turn_starts, call_names = transcript.turn_starts, transcript.survey.call_names
     candidates: list[LedgerFactPin] = []
     for segment in reversed(segments):
         if segment.end - 1 <= after:
@@ -196,16 +190,17 @@ def _held_turns(block: PinBlock[PinT] | None) -> frozenset[int]:
 
 
 def plan_pins(
-    messages: Sequence[Message],
-    segments: Sequence[Segment],
-    turn_starts: Sequence[int],
-    call_names: dict[str, str],
+    transcript: Transcript,
     fold: LedgerFold | None,
     after: int,
     candidate_count: int,
     options: PlanOptions,
 ) -> PinPlan:
-    """Each kind's block, first match: off, standing down, nothing to contest, the admission."""
+    """Each kind's block, first match: off, standing down, nothing to contest, the admission.
+
+    `after` is the current request's core position (−1 without one): nothing at or before it is
+    pinnable; `candidate_count` the turns outside the keep window, which the ceiling is spent on.
+    """
     last_tool_result: PinBlock[LastToolResultPin] | None = None
     ceiling = options.keep_last_tool_results
     if ceiling > 0:
@@ -213,7 +208,7 @@ def plan_pins(
             last_tool_result = stand_down_block(ceiling)
         elif candidate_count > 0:
             last_tool_result = admit(
-                last_tool_result_candidates(messages, segments, turn_starts, call_names, after),
+                last_tool_result_candidates(transcript, after),
                 candidate_count,
                 ceiling,
             )
@@ -224,7 +219,7 @@ def plan_pins(
             ledger_fact = stand_down_block(ceiling)
         elif candidate_count > 0:
             ledger_fact = admit(
-                ledger_fact_candidates(messages, segments, turn_starts, call_names, fold, after),
+                ledger_fact_candidates(transcript, fold, after),
                 candidate_count,
                 ceiling,
             )

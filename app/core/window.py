@@ -13,7 +13,7 @@ known here; `WindowPlan.removed` says what leaves).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 
@@ -64,14 +64,8 @@ from app.core.refusals import (
 )
 from app.core.shaping import shape
 from app.core.tokens import ESTIMATE, calibration_scale
-from app.core.turns import (
-    Segment,
-    Survey,
-    caller_message_count,
-    spanned_caller_count,
-    survey,
-    turn_index_of,
-)
+from app.core.transcript import SurveyOf, Transcript
+from app.core.turns import survey, turn_index_of
 
 __all__ = [
     "CurrentRequest",
@@ -144,63 +138,56 @@ def dropped_standings(
     return tuple(standings)
 
 
-# `survey` itself, or an implementation of it that gives an equal `Survey` for every transcript
-# (the compiled one, `app.compiled`).
-SurveyOf = Callable[[Sequence[Message]], Survey]
-# The default of `Transcript.of`, named apart from the dataclass's own `survey` field.
-PYTHON_SURVEY: SurveyOf = survey
+@dataclass(frozen=True, slots=True)
+class FitGoal:
+    """What `fit` aims at: its target, and the total (system prompt, transcript and reserve)
+    before any removal."""
+
+    target: int
+    total_before: int
 
 
 @dataclass(frozen=True, slots=True)
-class Transcript:
-    """The request's core transcript with what several rules read about it, computed once."""
+class Planning:
+    """What the steps of one plan read besides their own arguments: the transcript planned, the
+    options, the turn holding the current request (None: none found), and with token counting
+    the transcript's tokens and, under `fit`, its goal. Built once per plan."""
 
-    messages: Sequence[Message]
-    segments: tuple[Segment, ...]
-    callers: list[int]
-    turn_starts: list[int]
+    transcript: Transcript
+    options: PlanOptions
+    request_turn: int | None
+    tokens: TranscriptTokens | None
+    goal: FitGoal | None
+
+
+@dataclass(frozen=True, slots=True)
+class Shaping:
+    """The transcript as the caller sent it, and the results shaping replaced in it: the plan is
+    of the shaped transcript, while `chars_before` and `tokens_before` count this one."""
+
+    sent: Sequence[Message]
+    results: tuple[ShapedResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SentFigures:
+    """The characters and (with token counting) tokens of the transcript as sent, when shaping
+    changed it."""
+
     chars: int
-    # Every core message comes from a caller message of its own (native, OpenAI): then the caller
-    # messages of any run of core messages are simply as many as the core messages.
-    distinct_callers: bool
+    tokens: int | None
 
-    survey: Survey
 
-    @classmethod
-    def of(cls, messages: Sequence[Message], survey_of: SurveyOf = PYTHON_SURVEY) -> Transcript:
-        facts = survey_of(messages)
-        segments, callers = facts.segments, facts.callers
-        turn_starts = [callers[segment.start] for segment in segments]
-        distinct = not facts.span_ends and len(set(callers)) == len(callers)
-        chars = sum(segment.chars for segment in segments)
-        return cls(messages, segments, callers, turn_starts, chars, distinct, facts)
-
-    def caller_count(self, positions: range) -> int:
-        """Caller messages the core messages at `positions` come from."""
-        if self.distinct_callers:
-            return len(positions)
-        return self.window_count(positions)
-
-    def window_count(self, positions: Iterable[int | None]) -> int:
-        """Caller messages of a run of core positions in window order (None: the notice)."""
-        spans = self.survey.span_ends
-        if spans:
-            return spanned_caller_count(self.callers, spans, positions)
-        callers = self.callers
-        return caller_message_count(
-            None if position is None else callers[position] for position in positions
-        )
-
-    def caller_messages(self, start: int, end: int) -> tuple[int, ...]:
-        """The distinct caller messages core messages `start … end−1` come from, ascending."""
-        if self.distinct_callers:  # one caller message per core message, in order
-            return tuple(self.callers[start:end])
-        spans, callers = self.survey.span_ends, self.callers
-        found: set[int] = set()
-        for position in range(start, end):
-            first = callers[position]
-            found.update(range(first, spans.get(position, first) + 1))
-        return tuple(sorted(found))
+def sent_figures(shaping: Shaping, tokens: TranscriptTokens | None) -> SentFigures:
+    """The figures of the transcript as sent. Its tokens are the shaped transcript's with each
+    replaced result counted as sent, so only the replaced messages are counted again."""
+    sent = shaping.sent
+    chars = sum(len(message.content) for message in sent)
+    if tokens is None:
+        return SentFigures(chars, None)
+    replaced = [sent[result.index] for result in shaping.results]
+    now = sum(tokens.scaled[result.index] for result in shaping.results)
+    return SentFigures(chars, tokens.total - now + tokens.messages_scaled(replaced))
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,15 +225,7 @@ def system_envelope_length(transcript: Transcript) -> int:
     return length
 
 
-def drop_span(
-    transcript: Transcript,
-    first: int,
-    last: int,
-    request_turn: int | None,
-    call_names: dict[str, str],
-    options: PlanOptions,
-    tokens: TranscriptTokens | None,
-) -> Drop:
+def drop_span(planning: Planning, first: int, last: int) -> Drop:
     """Split around the span and, when the removal reaches the front, climb the notice ladder.
 
     The front is the turn right after the system envelope (the ordinary path), or the turn after
@@ -255,15 +234,16 @@ def drop_span(
     the span leaves with no notice. The ladder compares characters, except under `fit`, which
     compares tokens: tool-call arguments cost tokens that characters do not show.
     """
+    transcript, options, tokens = planning.transcript, planning.options, planning.tokens
     segments, messages = transcript.segments, transcript.messages
     start, end = segments[first].start, segments[last].end
     caller_messages = transcript.caller_messages(start, end)
     chars = sum(segments[index].chars for index in range(first, last + 1))
     span_tokens = 0 if tokens is None else tokens.span(first, last)
-    tool_names = dropped_tool_names(messages, start, end, call_names)
+    tool_names = dropped_tool_names(messages, start, end, transcript.survey.call_names)
     front = system_envelope_length(transcript)
     ordinary = first == front
-    kept_request = first == front + 1 and request_turn == front
+    kept_request = first == front + 1 and planning.request_turn == front
     by_tokens = tokens is not None and isinstance(options.strategy, Fit)
     ladder = LadderResult()  # further in: the span leaves with no notice
     if ordinary or kept_request:
@@ -301,24 +281,8 @@ def notice_tokens(tokens: TranscriptTokens | None, content: str | None) -> tuple
     return tokens.notice(content), raw
 
 
-@dataclass(frozen=True, slots=True)
-class FitGoal:
-    """What `fit` aims at: its target, and the total (system prompt, transcript and reserve)
-    before any removal."""
-
-    target: int
-    total_before: int
-
-
 def fitted_drop(
-    transcript: Transcript,
-    first: int,
-    last: int,
-    request_turn: int | None,
-    call_names: dict[str, str],
-    options: PlanOptions,
-    tokens: TranscriptTokens,
-    goal: FitGoal,
+    planning: Planning, first: int, last: int, tokens: TranscriptTokens, goal: FitGoal
 ) -> Drop:
     """The drop of `first … k` for the smallest `k` whose new window meets the target, else the
     drop of the whole span `first … last` (docs/rules.md#the-fit-strategy).
@@ -332,10 +296,10 @@ def fitted_drop(
         without = goal.total_before - tokens.span(first, k)
         if without > goal.target:
             continue
-        drop = drop_span(transcript, first, k, request_turn, call_names, options, tokens)
+        drop = drop_span(planning, first, k)
         if not drop.refused and without + drop.notice_tokens <= goal.target:
             return drop
-    return drop_span(transcript, first, last, request_turn, call_names, options, tokens)
+    return drop_span(planning, first, last)
 
 
 def reported_turns(
@@ -412,21 +376,13 @@ class Decision:
     drop: Drop | None
 
 
-def decide(
-    transcript: Transcript,
-    candidate_count: int,
-    request_turn: int | None,
-    pin_plan: PinPlan,
-    call_names: dict[str, str],
-    options: PlanOptions,
-    tokens: TranscriptTokens | None,
-    goal: FitGoal | None,
-) -> Decision:
+def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decision:
     """Run the refusal engine over the candidates and drop the span it chooses, if it may leave.
 
     Under `fit` (`goal`), the span is shortened to what the budget needs; the turns it then keeps
     are `within-budget`.
     """
+    transcript, paused = planning.transcript, planning.options.paused
     messages, segments, turn_starts = (
         transcript.messages,
         transcript.segments,
@@ -439,10 +395,10 @@ def decide(
     if candidate_count == 0:
         return Decision(tuple(keep_refusals), tuple(held), None)
     context = RefusalContext.of(
-        request_turn=request_turn,
+        request_turn=planning.request_turn,
         system_turns=transcript.survey.system_turns,
-        paused_turns=turns_touching_call(messages, segments, options.paused),
-        paused_check_in=options.paused is not None and options.paused.check_in,
+        paused_turns=turns_touching_call(messages, segments, paused),
+        paused_check_in=paused is not None and paused.check_in,
         unanswered_turns=turns_with_unanswered_calls(
             transcript.survey.calls_by_turn, transcript.survey.answered
         ),
@@ -458,14 +414,11 @@ def decide(
     for index in range(choice.last + 1, candidate_count):
         if held[index] is None:
             held[index] = "not-reached"
+    tokens, goal = planning.tokens, planning.goal
     if goal is None or tokens is None:
-        drop = drop_span(
-            transcript, choice.first, choice.last, request_turn, call_names, options, tokens
-        )
+        drop = drop_span(planning, choice.first, choice.last)
     else:
-        drop = fitted_drop(
-            transcript, choice.first, choice.last, request_turn, call_names, options, tokens, goal
-        )
+        drop = fitted_drop(planning, choice.first, choice.last, tokens, goal)
     if not drop.refused:
         for index in range(drop.last + 1, choice.last + 1):
             held[index] = "within-budget"
@@ -485,21 +438,18 @@ def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
 
 
 def stats_of(
-    transcript: Transcript,
-    drop: Drop | None,
-    notice: Notice | None,
-    options: PlanOptions,
-    chars_sent: int | None,
-    tokens: TranscriptTokens | None,
-    tokens_sent: int | None,
+    planning: Planning, drop: Drop | None, notice: Notice | None, sent: SentFigures | None
 ) -> Stats:
     """Counts before and after; the notice is one message and one turn, and its size counts.
 
     `transcript` is what was planned: the shaped transcript when shaping is on, whose characters
-    are then `chars_shaped`, while `chars_before` stays the transcript as sent (`chars_sent`);
-    tokens likewise (`tokens_sent`). A system prompt outside the transcript is counted apart
+    are then `chars_shaped`, while `chars_before` stays the transcript as sent (`sent`); tokens
+    likewise. A system prompt outside the transcript is counted apart
     (`system_chars`, `system_tokens`), never in the transcript's figures.
     """
+    transcript, tokens = planning.transcript, planning.tokens
+    chars_sent = None if sent is None else sent.chars
+    tokens_sent = None if sent is None else sent.tokens
     callers, turns = transcript.callers, len(transcript.segments)
     messages_before = transcript.caller_count(range(len(callers)))
     chars_before = transcript.chars if chars_sent is None else chars_sent
@@ -528,7 +478,7 @@ def stats_of(
         chars_shaped,
         chars_after,
         removed,
-        options.system_chars,
+        planning.options.system_chars,
     )
     if tokens is None:
         return stats
@@ -597,9 +547,9 @@ def plan_window(
     options = PlanOptions() if options is None else options
     fold = None if options.ledger is None else fold_ledger(options.ledger)
     if options.collapse is None and options.cap is None:
-        return plan_transcript(messages, options, fold, None, None, survey_of)
+        return plan_transcript(messages, options, fold, None, survey_of)
     shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
-    return plan_transcript(shaped_messages, options, fold, messages, shaped, survey_of)
+    return plan_transcript(shaped_messages, options, fold, Shaping(messages, shaped), survey_of)
 
 
 def count_tokens(
@@ -628,12 +578,10 @@ def count_tokens(
     return tokens, FitGoal(fit.target, (tokens.system or 0) + tokens.total + reserve)
 
 
-def budget_of(
-    options: PlanOptions, goal: FitGoal | None, tokens: TranscriptTokens | None, stats: Stats
-) -> Budget | None:
+def budget_of(planning: Planning, stats: Stats) -> Budget | None:
     """The `fit` strategy's budget block: met when not engaged (the window is within
     `max_tokens`), else when the window's total is within the target."""
-    strategy = options.strategy
+    strategy, goal, tokens = planning.options.strategy, planning.goal, planning.tokens
     if goal is None or tokens is None or not isinstance(strategy, Fit):
         return None
     total_after = (tokens.system or 0) + (stats.tokens_after or 0) + strategy.reserve_tokens
@@ -652,28 +600,22 @@ def plan_transcript(
     messages: Sequence[Message],
     options: PlanOptions,
     fold: LedgerFold | None,
-    sent: Sequence[Message] | None,
-    shaped: tuple[ShapedResult, ...] | None,
+    shaping: Shaping | None,
     survey_of: SurveyOf = survey,
 ) -> WindowPlan:
-    """The plan of a transcript as it will be sent: the shaped one when `shaped` is not None,
-    `sent` then being the transcript as the caller sent it."""
+    """The plan of a transcript as it will be sent: the shaped one when `shaping` is not None."""
     strategy = options.strategy
     transcript = Transcript.of(messages, survey_of)
     turn_count = len(transcript.segments)
     request = current_request_index(messages, options.request_text, frames=DEFAULT_FRAME_DETECTION)
     current_request, request_turn = current_request_of(transcript, request)
     tokens, goal = count_tokens(transcript, options)
-    chars_sent = tokens_sent = None
-    if sent is not None and shaped is not None:
-        chars_sent = sum(len(message.content) for message in sent)
-        if tokens is not None:
-            replaced = [sent[result.index] for result in shaped]
-            now = sum(tokens.scaled[result.index] for result in shaped)
-            tokens_sent = tokens.total - now + tokens.messages_scaled(replaced)
+    planning = Planning(transcript, options, request_turn, tokens, goal)
+    shaped = None if shaping is None else shaping.results
+    sent = None if shaping is None else sent_figures(shaping, tokens)
 
     if not strategy_engages(strategy, turn_count, None if goal is None else goal.total_before):
-        stats = stats_of(transcript, None, None, options, chars_sent, tokens, tokens_sent)
+        stats = stats_of(planning, None, None, sent)
         return WindowPlan(
             engaged=False,
             current_request=current_request,
@@ -685,7 +627,7 @@ def plan_transcript(
             refusals=(),
             notice=None,
             stats=stats,
-            budget=budget_of(options, goal, tokens, stats),
+            budget=budget_of(planning, stats),
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
             shaped=None if shaped is None else shaped_entries(transcript, shaped, None, False),
@@ -696,26 +638,14 @@ def plan_transcript(
         )
 
     candidate_count = max(0, turn_count - strategy.keep_recent_turns)
-    call_names = transcript.survey.call_names
     after = -1 if request is None else request
-    pin_plan = plan_pins(
-        messages,
-        transcript.segments,
-        transcript.turn_starts,
-        call_names,
-        fold,
-        after,
-        candidate_count,
-        options,
-    )
+    pin_plan = plan_pins(transcript, fold, after, candidate_count, options)
     pins = with_pin_tokens(Pins(pin_plan.last_tool_result, pin_plan.ledger_fact), tokens)
-    decision = decide(
-        transcript, candidate_count, request_turn, pin_plan, call_names, options, tokens, goal
-    )
+    decision = decide(planning, candidate_count, pin_plan)
     drop = decision.drop
     evicted = range(0) if drop is None else range(drop.first, drop.last + 1)
     notice = notice_of(transcript, drop)
-    stats = stats_of(transcript, drop, notice, options, chars_sent, tokens, tokens_sent)
+    stats = stats_of(planning, drop, notice, sent)
     standings: tuple[DroppedStanding, ...] | None = None
     if fold is not None:
         standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)
@@ -730,7 +660,7 @@ def plan_transcript(
         refusals=decision.refusals,
         notice=notice,
         stats=stats,
-        budget=budget_of(options, goal, tokens, stats),
+        budget=budget_of(planning, stats),
         dropped_tool_names=() if drop is None else drop.tool_names,
         dropped_standings=standings,
         shaped=None

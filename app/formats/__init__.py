@@ -3,8 +3,11 @@
 The planner never sees a wire shape. Each format module reads the caller's `messages` into core
 messages that remember their caller index (and, for Anthropic, their content blocks), and writes a
 window back from the caller's own objects, so an agent can send it straight to its provider.
-`auto` is resolved by `detect_format` before reading; this package does not read the top-level
-Anthropic `system` prompt, which is outside the transcript.
+`auto` is resolved by `detect_format` before reading.
+
+The package registers the dialects (`DIALECTS`, in the order `FORMATS` and the `format` enum list
+them). A request resolves its format to one `Dialect` once (`dialect_of`) and asks that object
+everything after; the functions by name below serve callers that hold only a format's name.
 """
 
 from __future__ import annotations
@@ -34,24 +37,41 @@ FORMATS = tuple(DIALECTS)
 SYSTEM_FORMATS = tuple(name for name, dialect in DIALECTS.items() if dialect.system_text)
 
 __all__ = [
+    "DIALECTS",
     "FORMATS",
     "SYSTEM_FORMATS",
+    "Dialect",
     "detect_format",
+    "dialect_of",
     "has_system_prompt",
     "non_text_part_predicate",
     "place_window",
     "read_messages",
     "system_problem",
+    "system_prompt_problem",
     "system_prompt_text",
     "write_window",
 ]
 
 
 def dialect_of(format: str) -> Dialect:
+    """The dialect named `format` (one of FORMATS; `auto` is resolved by `detect_format` first)."""
     dialect = DIALECTS.get(format)
     if dialect is None:
         raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
     return dialect
+
+
+def system_prompt_problem(system: Any, dialect: Dialect) -> str | None:
+    """Why `system` (not null) is not a system prompt of `dialect`, or None when it is."""
+    check = dialect.system_problem
+    if check is None:
+        return f"a top-level system prompt belongs to the {', '.join(SYSTEM_FORMATS)} formats only"
+    return check(system)
+
+
+# By name: the same as the `Dialect` methods, for callers that hold a format's name rather than
+# its dialect (the formats' own tests, the benchmark).
 
 
 def read_messages(raw: list[Any], format: str) -> list[Message]:
@@ -70,48 +90,32 @@ def write_window(
     format: str,
     shaped: Mapping[int, str] | None = None,
 ) -> list[Any]:
-    """The new window in `format`: the caller's messages without the core range `removed`
-    ([s, e), None = nothing removed), with the notice text, if any, at core position s, and
-    each shaped result (core index → its new text) written as the format writes a result."""
-    dialect = dialect_of(format)
-    if shaped:
-        raw = dialect.with_result_texts(raw, core, shaped)
-    return dialect.write(raw, core, removed, notice)
+    """`Dialect.write_window` of the format named `format`."""
+    return dialect_of(format).write_window(raw, core, removed, notice, shaped)
 
 
 def place_window(
     raw: list[Any], core: Sequence[Message], plan: WindowPlan, format: str
 ) -> WindowPlan:
-    """The plan with its window figures (`messages_after`, the notice's and shaped results'
-    `window_index`) as the format lays its window out; the core's own for most formats."""
-    place = dialect_of(format).place
-    return plan if place is None else place(raw, core, plan)
+    """`Dialect.place_window` of the format named `format`."""
+    return dialect_of(format).place_window(raw, core, plan)
 
 
 def has_system_prompt(format: str) -> bool:
     """Whether `format` sends its system prompt outside the transcript (`system`)."""
-    return dialect_of(format).system_text is not None
+    return dialect_of(format).has_system_prompt
 
 
 def system_prompt_text(system: Any, format: str) -> str | None:
-    """The text of the top-level system prompt of `format`, None when none was sent or the
-    format keeps its system prompt in the transcript (native, OpenAI)."""
-    text_of = dialect_of(format).system_text
-    return None if text_of is None else text_of(system)
+    """`Dialect.system_prompt_text` of the format named `format`."""
+    return dialect_of(format).system_prompt_text(system)
 
 
 def system_problem(system: Any, format: str) -> str | None:
-    """Why `system` (not null) is not a system prompt of `format`, or None when it is."""
-    check = dialect_of(format).system_problem
-    if check is None:
-        return f"a top-level system prompt belongs to the {', '.join(SYSTEM_FORMATS)} formats only"
-    return check(system)
+    """`system_prompt_problem` of the format named `format`."""
+    return system_prompt_problem(system, dialect_of(format))
 
 
 def non_text_part_predicate(raw: list[Any], format: str) -> Callable[[Message], bool]:
-    """Whether a core message read from `raw` in `format` carries a part other than text (an
-    image, a file, audio, a document): the one thing `app.core.diagnostics` asks a format."""
-    predicate = dialect_of(format).has_non_text_part
-    if predicate is None:  # a format whose messages carry text alone
-        return lambda message: False
-    return lambda message: predicate(raw, message)
+    """`Dialect.non_text_part_predicate` of the format named `format`."""
+    return dialect_of(format).non_text_part_predicate(raw)

@@ -5,6 +5,10 @@ caller's own objects; formats whose content has parts say which parts are not te
 `diagnostics`); formats whose system prompt is outside the transcript count it and say when a
 `system` value is not their shape; and a format whose window is laid out differently from its core
 messages (Bedrock merges neighbours of one role) places the plan's window figures itself.
+
+A request resolves its format to one `Dialect` once; everything after asks that object, through
+the methods below, which give the optional parts (no part predicate, no system prompt, no placer)
+their one meaning.
 """
 
 from __future__ import annotations
@@ -38,3 +42,41 @@ class Dialect:
     system_text: Callable[[Any], str | None] | None = None
     system_problem: Callable[[Any], str | None] | None = None
     place: Placer | None = None
+
+    @property
+    def has_system_prompt(self) -> bool:
+        """Whether the format sends its system prompt outside the transcript (`system`)."""
+        return self.system_text is not None
+
+    def system_prompt_text(self, system: Any) -> str | None:
+        """The text of the top-level system prompt, None when none was sent or the format keeps
+        its system prompt in the transcript (native, OpenAI)."""
+        return None if self.system_text is None else self.system_text(system)
+
+    def write_window(
+        self,
+        raw: list[Any],
+        core: Sequence[Message],
+        removed: tuple[int, int] | None,
+        notice: str | None,
+        shaped: Mapping[int, str] | None = None,
+    ) -> list[Any]:
+        """The new window: the caller's messages without the core range `removed` ([s, e), None =
+        nothing removed), with the notice text, if any, at core position s, and each shaped result
+        (core index → its new text) written as the format writes a result."""
+        if shaped:
+            raw = self.with_result_texts(raw, core, shaped)
+        return self.write(raw, core, removed, notice)
+
+    def place_window(self, raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
+        """The plan with its window figures (`messages_after`, the notice's and shaped results'
+        `window_index`) as the format lays its window out; the core's own for most formats."""
+        return plan if self.place is None else self.place(raw, core, plan)
+
+    def non_text_part_predicate(self, raw: list[Any]) -> Callable[[Message], bool]:
+        """Whether a core message read from `raw` carries a part other than text (an image, a
+        file, audio, a document): the one thing `app.core.diagnostics` asks a format."""
+        predicate = self.has_non_text_part
+        if predicate is None:  # a format whose messages carry text alone
+            return lambda message: False
+        return lambda message: predicate(raw, message)

@@ -16,8 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.api.metrics import create_metrics
+from app.api.plan_input import read_plan_input
 from app.api.routes.offer import offer_answer
-from app.api.routes.window import plan_answer, read_plan_request
+from app.api.routes.window import plan_answer
 from app.core.window import plan_window
 from app.formats import DIALECTS, read_messages
 from tests.api.test_bedrock_http import bedrock_conversion, planned_transcripts
@@ -188,8 +189,7 @@ def check_shaping_in(sent: list[Any], options: dict[str, Any], dialect: str) -> 
 
 def core_options(options: dict[str, Any]) -> Any:
     """The core options of a plan request, read as the route reads them."""
-    _, core, _, _ = read_plan_request({**options, "messages": []}, 100_000)
-    return core
+    return read_plan_input({**options, "messages": []}, 100_000).options
 
 
 @given(shaping_cases())

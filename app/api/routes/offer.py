@@ -76,4 +76,4 @@ def read_offer_request(
     rows, transcript = read_ledger_and_transcript(raw, max_messages, errors)
     raise_if_any(errors)
     assert body is not None and transcript is not None
-    return body, rows or (), transcript[1]
+    return body, rows or (), transcript.messages

@@ -62,7 +62,8 @@ export type BudgetOut = {
 /**
  * Calibration
  *
- * Scale every count to what the provider measured for the window last sent (tokens.md §1.2):
+ * Scale every count to what the provider measured for the window last sent
+ * (docs/rules.md#calibration):
  * `scale = (input_tokens(measured) − reserve_tokens) / counted`, at least 0.1.
  */
 export type Calibration = {
@@ -268,7 +269,8 @@ export type DroppedStandingOut = {
  * FitStrategy
  *
  * Engages when the counted window (system prompt, transcript and `reserve_tokens`) is over
- * `max_tokens`; removes the fewest turns that bring it to `target_tokens` (tokens.md §3).
+ * `max_tokens`; removes the fewest turns that bring it to `target_tokens`
+ * (docs/rules.md#the-fit-strategy).
  */
 export type FitStrategy = {
     /**
@@ -879,8 +881,8 @@ export type PinsOut = {
 /**
  * PlanCap
  *
- * The plan's `cap` (shaping.md §1): a result whose text is over its ceiling is replaced by
- * the cap's marker, written as compact JSON.
+ * The plan's `cap` (docs/rules.md#shaping): a result whose text is over its ceiling is
+ * replaced by the cap's marker, written as compact JSON.
  */
 export type PlanCap = {
     /**

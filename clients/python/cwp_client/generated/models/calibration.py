@@ -26,7 +26,8 @@ T = TypeVar("T", bound="Calibration")
 
 @_attrs_define
 class Calibration:
-    """Scale every count to what the provider measured for the window last sent (tokens.md §1.2):
+    """Scale every count to what the provider measured for the window last sent
+    (docs/rules.md#calibration):
     `scale = (input_tokens(measured) − reserve_tokens) / counted`, at least 0.1.
 
         Attributes:

@@ -23,7 +23,8 @@ T = TypeVar("T", bound="FitStrategy")
 @_attrs_define
 class FitStrategy:
     """Engages when the counted window (system prompt, transcript and `reserve_tokens`) is over
-    `max_tokens`; removes the fewest turns that bring it to `target_tokens` (tokens.md §3).
+    `max_tokens`; removes the fewest turns that bring it to `target_tokens`
+    (docs/rules.md#the-fit-strategy).
 
         Attributes:
             kind (Literal['fit']):

@@ -17,8 +17,8 @@ T = TypeVar("T", bound="PlanCap")
 
 @_attrs_define
 class PlanCap:
-    """The plan's `cap` (shaping.md §1): a result whose text is over its ceiling is replaced by
-    the cap's marker, written as compact JSON.
+    """The plan's `cap` (docs/rules.md#shaping): a result whose text is over its ceiling is
+    replaced by the cap's marker, written as compact JSON.
 
         Attributes:
             max_chars (int): The ceiling on one result's text, in characters (Unicode code points).

@@ -1,0 +1,163 @@
+"""A plan request read whole: the body validated once into the value the rest of the request uses.
+
+`read_plan_input` is the one place a plan body is read. It checks the schema, reads the ledger and
+the transcript (resolving the format to its `Dialect`), applies the rules that join two fields,
+and translates the options into the core's `PlanOptions`, so that planning and writing never look
+at the body again. Every violation found is refused together, in one 422. Both read paths give it
+their body: the Python path its parsed JSON, the compiled reader its parsed top-level fields and
+its own transcript reader (`app.api.scanned`); the `PlanInput` they get is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.api.body import raise_if_any, require_object
+from app.api.problems import pydantic_errors
+from app.api.schemas.plan_request import (
+    PlanRequest,
+    SlidingWindowStrategy,
+    TokenBudgetStrategy,
+    strategy_error_locs,
+)
+from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
+from app.core import plan_types as plan
+from app.core.ledger import StandingRow
+from app.core.messages import Message
+from app.core.tokens import Calibration, Tokenizer
+from app.errors import FieldError
+from app.formats import Dialect
+from app.tokenizers import counter
+
+
+@dataclass(frozen=True, slots=True)
+class PlanInput:
+    """What a plan request asks, read: the transcript in its dialect, the core's options, and
+    which parts of the plan the answer carries.
+
+    `callers` are the caller's messages as sent (the window is written from them); `messages`
+    are the core messages read from them, which the core plans on.
+    """
+
+    dialect: Dialect
+    callers: Sequence[Any]
+    messages: list[Message]
+    options: plan.PlanOptions
+    include_turns: bool
+    include_window: bool
+
+
+def read_plan_input(
+    raw: Any, max_messages: int, read: TranscriptReader = read_transcript
+) -> PlanInput:
+    """The request read, or one InvalidRequest with every violation found.
+
+    `read` reads the transcript: `read_transcript`, or the scanned body's reader.
+    """
+    raw = require_object(raw)
+    errors: list[FieldError] = []
+    body = validate_plan_request(raw, errors)
+    ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors, read)
+    if (
+        body is not None
+        and body.strategy.kind == "fit"
+        and body.strategy.target_tokens is not None
+        and body.strategy.target_tokens > body.strategy.max_tokens
+    ):
+        errors.append(
+            FieldError(
+                ("body", "strategy", "target_tokens"),
+                f"must be at most max_tokens ({body.strategy.max_tokens}): the target is what a "
+                "cut aims at, under the budget that engages it",
+                "less_than_equal",
+            )
+        )
+    if body is not None and body.collapse is not None and raw.get("ledger") is None:
+        errors.append(
+            FieldError(
+                ("body", "collapse"),
+                "collapse reads the ledger's standings: send `ledger` (even []) or leave "
+                "collapse out",
+                "collapse_without_ledger",
+            )
+        )
+    raise_if_any(errors)
+    assert body is not None and transcript is not None
+    dialect = transcript.dialect
+    return PlanInput(
+        dialect=dialect,
+        callers=transcript.callers,
+        messages=transcript.messages,
+        options=core_options(body, ledger, dialect, raw.get("system")),
+        include_turns=body.include_turns,
+        include_window=body.include_window,
+    )
+
+
+def validate_plan_request(raw: dict[str, Any], errors: list[FieldError]) -> PlanRequest | None:
+    """The schema-checked body, or None with its errors appended (located under `body`), each
+    strategy error at the path the API names it by (`strategy_error_locs`)."""
+    try:
+        return PlanRequest.model_validate(raw)
+    except ValidationError as error:
+        located = strategy_error_locs(error.errors(include_url=False))
+        errors.extend(pydantic_errors(located, ("body",)))
+        return None
+
+
+def core_options(
+    body: PlanRequest, ledger: tuple[StandingRow, ...] | None, dialect: Dialect, system: Any
+) -> plan.PlanOptions:
+    """The request's options as the core takes them; the system prompt's text and characters
+    come from the dialect, which alone knows where its format keeps one."""
+    strategy: plan.Strategy
+    requested = body.strategy
+    if isinstance(requested, SlidingWindowStrategy):
+        strategy = plan.SlidingWindow(keep_recent_turns=requested.keep_recent_turns)
+    elif isinstance(requested, TokenBudgetStrategy):
+        strategy = plan.TokenBudget(
+            threshold_tokens=requested.threshold_tokens,
+            keep_recent_turns=requested.keep_recent_turns,
+            measured=requested.measured,
+        )
+    else:
+        strategy = plan.Fit(
+            max_tokens=requested.max_tokens,
+            target_tokens=requested.target_tokens,
+            reserve_tokens=requested.reserve_tokens,
+            keep_recent_turns=requested.keep_recent_turns,
+        )
+    system_text = dialect.system_prompt_text(system)
+    system_chars = None
+    if dialect.has_system_prompt:
+        system_chars = 0 if system_text is None else len(system_text)
+    calibration = body.calibration
+    return plan.PlanOptions(
+        strategy=strategy,
+        keep_last_tool_results=body.keep_last_tool_results,
+        ledger=ledger,
+        keep_ledger_facts=body.keep_ledger_facts,
+        request_text=body.request_text,
+        paused=plan.Paused(body.paused.tool_call_id, body.paused.check_in) if body.paused else None,
+        iteration=body.iteration,
+        prior_records=tuple(
+            plan.PriorRecord(record.removed_message_count, tuple(r.reason for r in record.refusals))
+            for record in body.prior_records or ()
+        ),
+        system_chars=system_chars,
+        system_text=system_text,
+        tokenizer=None
+        if body.tokenizer is None
+        else Tokenizer(body.tokenizer, counter(body.tokenizer)),
+        calibration=None
+        if calibration is None
+        else Calibration(calibration.counted, calibration.measured.input_tokens),
+        collapse=body.collapse,
+        cap=None
+        if body.cap is None
+        else plan.CapOption(body.cap.max_chars, dict(body.cap.max_chars_by_tool or {})),
+    )

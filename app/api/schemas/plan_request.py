@@ -1,0 +1,275 @@
+"""The request schema of `POST /v1/window/plan` (docs/rules.md#validation).
+
+The schema checks option types and ranges; messages are checked by the wire-format readers and
+ledger rows by `app.api.ledger`, because both report the caller's own field paths. A provider's
+usage report is read by `app.api.schemas.usage_report`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StrictBool,
+    StrictStr,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
+
+from app.api.schemas.cap import CapChars
+from app.api.schemas.common import (
+    FORMAT_DESCRIPTION,
+    MESSAGES_DESCRIPTION,
+    NO_SYSTEM_FOR_MESSAGE_FORMATS,
+    SYSTEM_DESCRIPTION,
+    FormatName,
+    LedgerRows,
+    SystemPrompt,
+)
+from app.api.schemas.usage_report import CalibrationUsage, UsageReport
+from app.api.types import NonNegativeWhole, PositiveWhole, json_number
+from app.core import defaults
+from app.core.collapse import CollapseMode
+from app.core.plan_types import StrategyKind
+from app.tokenizers import TOKENIZERS
+
+STRICT = ConfigDict(extra="forbid")
+
+
+class SlidingWindowStrategy(BaseModel):
+    """Engages when there are more turns than `keep_recent_turns`."""
+
+    model_config = STRICT
+    kind: Literal["sliding-window"]
+    keep_recent_turns: PositiveWhole = defaults.DEFAULT_KEEP_RECENT_TURNS
+
+
+class TokenBudgetStrategy(BaseModel):
+    """Engages when the last call's measured input tokens exceed `threshold_tokens`."""
+
+    model_config = STRICT
+    kind: Literal["token-budget"]
+    # The bound before the validator, so the document shows it (`exclusiveMinimum`).
+    threshold_tokens: Annotated[float, Field(gt=0), BeforeValidator(json_number)]
+    keep_recent_turns: PositiveWhole = defaults.DEFAULT_KEEP_RECENT_TURNS
+    measured: UsageReport = Field(
+        None,
+        description="The last call's usage: the service's own counts or the provider's usage "
+        "object as its SDK returns it (pass `response.usage` on unchanged). null: nothing was "
+        "counted yet, so the strategy does not engage.",
+    )
+
+
+def refuse_null(value: Any) -> Any:
+    """A field whose default is computed: absent means the default, null is refused."""
+    if value is None:
+        raise PydanticCustomError(
+            "int_type", "must be a whole number (leave it out for the default)"
+        )
+    return value
+
+
+TargetTokens = Annotated[PositiveWhole, BeforeValidator(refuse_null)]
+
+
+def without_default(schema: dict[str, Any]) -> None:
+    """A default computed from another field is written in the description, not as a value."""
+    schema.pop("default", None)
+
+
+class FitStrategy(BaseModel):
+    """Engages when the counted window (system prompt, transcript and `reserve_tokens`) is over
+    `max_tokens`; removes the fewest turns that bring it to `target_tokens`
+    (docs/rules.md#the-fit-strategy)."""
+
+    model_config = STRICT
+    kind: Literal["fit"]
+    max_tokens: PositiveWhole = Field(description="The budget that engages the strategy.")
+    # No null: absent means the default. Defaults are not validated, so None stands for it.
+    target_tokens: TargetTokens = Field(  # type: ignore[assignment]
+        None,
+        json_schema_extra=without_default,
+        description="What a cut aims at, at most `max_tokens`; default max(1, floor(0.8 × "
+        "max_tokens)), which leaves the window room to grow with the same prefix (prompt caches).",
+    )
+    reserve_tokens: NonNegativeWhole = Field(
+        defaults.DEFAULT_FIT_RESERVE_TOKENS,
+        description="What the next call adds outside the transcript (tool schemas, instructions, "
+        "the reply's room), counted in every total.",
+    )
+    keep_recent_turns: PositiveWhole = defaults.DEFAULT_FIT_KEEP_RECENT_TURNS
+
+
+Strategy = Annotated[
+    SlidingWindowStrategy | TokenBudgetStrategy | FitStrategy, Field(discriminator="kind")
+]
+
+
+def check_tokenizer(value: Any) -> str:
+    if type(value) is not str or value not in TOKENIZERS:
+        raise PydanticCustomError(
+            "literal_error", f"must be one of {', '.join(TOKENIZERS)} or null"
+        )
+    result: str = value
+    return result
+
+
+TokenizerName = Annotated[
+    str, PlainValidator(check_tokenizer), WithJsonSchema({"enum": list(TOKENIZERS)})
+]
+
+
+class Calibration(BaseModel):
+    """Scale every count to what the provider measured for the window last sent
+    (docs/rules.md#calibration):
+    `scale = (input_tokens(measured) − reserve_tokens) / counted`, at least 0.1."""
+
+    model_config = STRICT
+    counted: PositiveWhole = Field(
+        description="The `stats.tokens_counted` this service returned for the window last sent."
+    )
+    measured: CalibrationUsage = Field(
+        description="That call's usage, in any shape `strategy.measured` accepts."
+    )
+
+
+class Paused(BaseModel):
+    """The call the run is paused on."""
+
+    model_config = STRICT
+    tool_call_id: Annotated[StrictStr, Field(min_length=1)]
+    check_in: StrictBool = False
+
+
+class PriorRefusal(BaseModel):
+    """A refusal row of an earlier record; only `reason` is read back."""
+
+    model_config = ConfigDict(extra="allow")
+    reason: StrictStr
+
+
+class PriorRecord(BaseModel):
+    """A `record` returned by an earlier plan of this run, sent back exactly as received."""
+
+    model_config = ConfigDict(extra="allow")
+    removed_message_count: NonNegativeWhole
+    refusals: list[PriorRefusal]
+
+
+# `collapse` reads the ledger's standings, so a request that turns it on must send `ledger` (the
+# rule of `app.api.routes.window`), stated in the document.
+COLLAPSE_NEEDS_LEDGER: dict[str, Any] = {
+    "if": {"properties": {"collapse": {"type": "string"}}, "required": ["collapse"]},
+    "then": {"properties": {"ledger": {"type": "array"}}, "required": ["ledger"]},
+}
+
+
+class PlanCap(BaseModel):
+    """The plan's `cap` (docs/rules.md#shaping): a result whose text is over its ceiling is
+    replaced by the cap's marker, written as compact JSON."""
+
+    model_config = STRICT
+    max_chars: CapChars = Field(
+        description="The ceiling on one result's text, in characters (Unicode code points)."
+    )
+    max_chars_by_tool: dict[str, CapChars] | None = Field(
+        default_factory=dict,
+        description="Per-tool ceilings overriding `max_chars` (the result's tool name, exact); "
+        "null means {}, as on `POST /v1/tool-results/cap`.",
+    )
+
+
+class PlanRequest(BaseModel):
+    """What to plan: the transcript, the strategy and the pin options."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"allOf": [NO_SYSTEM_FOR_MESSAGE_FORMATS, COLLAPSE_NEEDS_LEDGER]},
+    )
+    messages: list[Any] = Field(description=MESSAGES_DESCRIPTION)
+    format: FormatName = Field(defaults.DEFAULT_FORMAT, description=FORMAT_DESCRIPTION)
+    system: SystemPrompt = Field(None, description=SYSTEM_DESCRIPTION)
+    strategy: Strategy = Field(
+        default_factory=lambda: SlidingWindowStrategy(kind="sliding-window"),
+        description="`sliding-window` (default, keep 6 turns), `token-budget` or `fit`.",
+    )
+    keep_last_tool_results: NonNegativeWhole = Field(
+        defaults.DEFAULT_KEEP_LAST_TOOL_RESULTS,
+        description="Ceiling of last-tool-result pins (each tool's latest result); 0 = off.",
+    )
+    ledger: LedgerRows | None = Field(
+        None,
+        description="The findings ledger. Present (even []) arms ledger-fact pins; absent or null "
+        "leaves them off.",
+    )
+    keep_ledger_facts: NonNegativeWhole = Field(
+        defaults.DEFAULT_KEEP_LEDGER_FACTS, description="Ceiling of ledger-fact pins."
+    )
+    request_text: StrictStr | None = Field(
+        None, description="The text the run was started with; finds the current request exactly."
+    )
+    paused: Paused | None = Field(None, description="The call the run is paused on.")
+    iteration: PositiveWhole = Field(
+        defaults.DEFAULT_ITERATION, description="Written into the drop notice and the record."
+    )
+    prior_records: list[PriorRecord] | None = Field(
+        None,
+        description="The records this run received from earlier plans, oldest first (the last two "
+        "are read, for the stand-down); null means [].",
+    )
+    include_window: StrictBool = Field(
+        defaults.DEFAULT_INCLUDE_WINDOW, description="Return the new window, ready to send."
+    )
+    collapse: CollapseMode | None = Field(
+        None,
+        description="Send results the ledger set aside as short tickets: `ledger-and-facts` "
+        "collapses `noise` and `ruled-out`, `ledger-only` also `fact`. Needs `ledger`. Off when "
+        "absent or null.",
+    )
+    cap: PlanCap | None = Field(
+        None,
+        description="Replace every result whose text is over its ceiling by the cap's marker "
+        "(the same as `POST /v1/tool-results/cap`). Off when absent or null.",
+    )
+    include_turns: StrictBool = Field(
+        defaults.DEFAULT_INCLUDE_TURNS,
+        description="false leaves `turns`, `kept` and `evicted` out of the answer: they grow with "
+        "the transcript, while `evicted_messages`, the pins and the refusals say what an agent "
+        "needs.",
+    )
+    tokenizer: TokenizerName | None = Field(
+        defaults.DEFAULT_TOKENIZER,
+        description="Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series) and "
+        "`cl100k_base` (GPT-4, GPT-3.5) exactly, `estimate` (a quarter of the UTF-8 bytes) for "
+        "any other model. null: no token figures, unless the strategy is `fit`, which then counts "
+        "with `estimate`.",
+    )
+    calibration: Calibration | None = Field(
+        None, description="Scale the counts to the provider's last measurement. Off when null."
+    )
+
+
+STRATEGY_KINDS = get_args(StrategyKind)
+
+
+def strategy_error_locs(errors: list[Any]) -> list[Any]:
+    """Pydantic names a strategy error under its tag (`strategy.token-budget.x`); the answer
+    names it `strategy.x` (docs/rules.md#validation), and a missing or unknown tag is an error of
+    `strategy.kind`."""
+    fixed = []
+    for error in errors:
+        loc = tuple(error["loc"])
+        if len(loc) >= 2 and loc[0] == "strategy":
+            if loc[1] in STRATEGY_KINDS:
+                loc = (loc[0], *loc[2:])
+            elif error["type"] in ("union_tag_invalid", "union_tag_not_found") and len(loc) == 1:
+                loc = ("strategy", "kind")
+        elif loc == ("strategy",) and error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            loc = ("strategy", "kind")
+        fixed.append({**error, "loc": loc})
+    return fixed

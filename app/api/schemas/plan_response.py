@@ -1,0 +1,200 @@
+"""The answer of `POST /v1/window/plan` as the OpenAPI document describes it
+(docs/rules.md#the-plans-answer).
+
+Documentation only: the route serializes the core's plan directly (`app.core.plan_types` declares
+its fields in the answer's key order), so these models are never built; they give the OpenAPI
+document the answer's shape and words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.api.schemas.common import UsedFormat
+from app.core.diagnostics import DiagnosticCode
+from app.core.ledger import Standing
+from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, ShapeAction, StrategyKind
+
+
+class CurrentRequestOut(BaseModel):
+    message_index: int
+    turn_index: int
+
+
+class TurnOut(BaseModel):
+    index: int
+    start: int = Field(description="Caller index of the turn's first message.")
+    length: int = Field(description="Caller messages the turn touches.")
+    chars: int
+    tokens: int | None = Field(None, description="With a tokenizer only.")
+    fate: Fate
+    held_by: HeldBy | None
+
+
+class LastToolResultPinOut(BaseModel):
+    tool_name: str
+    turn_index: int
+    message_index: int
+    chars: int
+    tokens: int | None = Field(None, description="The turn's tokens, with a tokenizer only.")
+
+
+class LedgerFactPinOut(LastToolResultPinOut):
+    tool_call_ids: list[str]
+
+
+class LastToolResultBlock(BaseModel):
+    pinned: list[LastToolResultPinOut]
+    yielded: int
+    limit: int
+    stand_down: bool
+
+
+class LedgerFactBlock(BaseModel):
+    pinned: list[LedgerFactPinOut]
+    yielded: int
+    limit: int
+    stand_down: bool
+
+
+class PinsOut(BaseModel):
+    last_tool_result: LastToolResultBlock | None
+    ledger_fact: LedgerFactBlock | None
+
+
+class RefusalOut(BaseModel):
+    reason: RefusalReason
+    turn_index: int
+    message_index: int
+
+
+class NoticeOut(BaseModel):
+    content: str
+    window_index: int = Field(description="The notice's position in the new window.")
+    rung: Rung
+
+
+class StatsOut(BaseModel):
+    messages_before: int
+    messages_after: int
+    turns_before: int
+    turns_after: int
+    chars_before: int = Field(description="Characters of the transcript as sent.")
+    chars_shaped: int | None = Field(
+        None,
+        description="With `collapse` or `cap` only: characters of the shaped transcript, before "
+        "removal.",
+    )
+    chars_after: int
+    removed_message_count: int
+    system_chars: int | None = Field(
+        None,
+        description="Formats with a top-level system prompt only (anthropic, responses, gemini, "
+        "bedrock): its characters.",
+    )
+    tokenizer: str | None = Field(None, description="With a tokenizer only: its name.")
+    tokens_before: int | None = Field(
+        None, description="With a tokenizer only: the transcript as sent."
+    )
+    tokens_shaped: int | None = Field(
+        None,
+        description="With a tokenizer and `collapse` or `cap`: the shaped transcript, before "
+        "removal.",
+    )
+    tokens_after: int | None = Field(
+        None, description="With a tokenizer only: the window, notice included."
+    )
+    tokens_counted: int | None = Field(
+        None,
+        description="With a tokenizer only: `system_tokens` + the window, unscaled; what "
+        "`calibration.counted` takes back.",
+    )
+    system_tokens: int | None = Field(
+        None,
+        description="With a tokenizer, for formats with a top-level system prompt: its tokens "
+        "(0 when none was sent).",
+    )
+
+
+class BudgetOut(BaseModel):
+    """The `fit` strategy's budget: `total` = system prompt + window + `reserve_tokens`."""
+
+    max_tokens: int
+    target_tokens: int
+    reserve_tokens: int
+    total_before: int
+    total_after: int
+    met: bool = Field(
+        description="Engaged: `total_after <= target_tokens`. Not engaged: true (the window is "
+        "within `max_tokens`)."
+    )
+
+
+class DroppedStandingOut(BaseModel):
+    tool_call_id: str
+    standing: Standing | None
+
+
+class ShapedOut(BaseModel):
+    message_index: int = Field(description="Caller index of the result's message.")
+    window_index: int | None = Field(
+        description="Its position in the new window; null when it was evicted."
+    )
+    tool_call_id: str
+    action: ShapeAction
+    chars_before: int
+    chars_after: int
+
+
+class DiagnosticOut(BaseModel):
+    code: DiagnosticCode = Field(
+        description="`orphan-result`, `result-outside-its-turn`, `duplicate-result`, "
+        "`unanswered-call`, `empty-message`; `more-diagnostics` closes a list cut at 100."
+    )
+    message_index: int | None = Field(
+        description="Caller index of the message the finding is about (null on `more-diagnostics`)."
+    )
+    detail: str = Field(description="One sentence naming the ids or keys concerned.")
+
+
+class RecordOut(BaseModel):
+    strategy: StrategyKind
+    iteration: int
+    removed_message_count: int
+    refusals: list[RefusalOut]
+    pins: PinsOut
+
+
+class PlanResponse(BaseModel):
+    """The window plan."""
+
+    format: UsedFormat
+    strategy: StrategyKind
+    engaged: bool
+    current_request: CurrentRequestOut | None
+    turns: list[TurnOut] | None = Field(None, description="Left out when `include_turns` is false.")
+    kept: list[int] | None = Field(None, description="Left out when `include_turns` is false.")
+    evicted: list[int] | None = Field(None, description="Left out when `include_turns` is false.")
+    evicted_messages: list[int]
+    pins: PinsOut
+    refusals: list[RefusalOut]
+    notice: NoticeOut | None
+    stats: StatsOut
+    budget: BudgetOut | None = Field(None, description="Under the `fit` strategy only.")
+    dropped_tool_names: list[str]
+    dropped_standings: list[DroppedStandingOut] | None
+    shaped: list[ShapedOut] | None = Field(
+        None,
+        description="With `collapse` or `cap` only: every result whose text the window replaces "
+        "(a ticket or a cap marker), in transcript order.",
+    )
+    diagnostics: list[DiagnosticOut] = Field(
+        description="What in the transcript as sent a provider would refuse, or looks like a "
+        "mistake; [] when nothing. Never changes a decision."
+    )
+    record: RecordOut | None
+    window: list[Any] | None = Field(
+        None, description="The new window in the caller's format (left out when not asked for)."
+    )
