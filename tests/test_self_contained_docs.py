@@ -1,7 +1,7 @@
 """The repository documents itself: nothing in it cites a document that is not in it.
 
 The rules are stated in docs/rules.md; a docstring, comment, test or description that cites some
-other document by section (`window.md §4`) leaves a reader with a reference they cannot follow.
+other document by file name and section sign leaves a reader with a reference they cannot follow.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # A citation of a document by section sign, or of a markdown file by a bare name that no file in
 # the repository has.
-SECTION_SIGN = "§"
+SECTION_SIGN = "\u00a7"
 BARE_MARKDOWN_NAME = re.compile(r"(?<![\w/.-])([a-z][a-z0-9_-]*\.md)\b")
 
 
