@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 KEEP_TWO = {"kind": "sliding-window", "keep_recent_turns": 2}
 INSTRUCTIONS = "You read weather stations with the read_station tool and report briefly."
@@ -21,6 +22,16 @@ SHAPING = {
     "collapse": "ledger-and-facts",
     "cap": {"max_chars": 200},
 }
+
+# What SHAPING does to the first plan's window: (tool call id, action) of each shaped result in it.
+SHAPED_IN_FIRST_WINDOW = [("call_3", "collapsed"), ("call_4", "capped")]
+
+
+def shaped_in_window(shaped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The plan's `shaped` entries of results that are in its window, checked against SHAPING."""
+    in_window = [item for item in shaped if item["window_index"] is not None]
+    assert [(item["tool_call_id"], item["action"]) for item in in_window] == SHAPED_IN_FIRST_WINDOW
+    return in_window
 
 
 def reading(station: int) -> str:

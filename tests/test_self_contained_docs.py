@@ -31,29 +31,34 @@ def tracked_text_files() -> list[Path]:
     return files
 
 
-def test_no_file_cites_a_section_of_an_outside_document():
-    offenders = []
+def tracked_lines() -> list[tuple[str, int, str]]:
+    """Every line of every tracked text file, as (path, line number, line)."""
+    lines = []
     for path in tracked_text_files():
         try:
             text = path.read_text()
         except UnicodeDecodeError:
             continue
-        for number, line in enumerate(text.splitlines(), 1):
-            if SECTION_SIGN in line:
-                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+        name = str(path.relative_to(ROOT))
+        lines.extend((name, number, line) for number, line in enumerate(text.splitlines(), 1))
+    return lines
+
+
+def test_no_file_cites_a_section_of_an_outside_document():
+    offenders = [
+        f"{path}:{number}: {line.strip()}"
+        for path, number, line in tracked_lines()
+        if SECTION_SIGN in line
+    ]
     assert offenders == []
 
 
 def test_every_markdown_name_cited_is_a_file_of_the_repository():
     markdown_names = {path.name for path in tracked_text_files() if path.suffix == ".md"}
-    offenders = []
-    for path in tracked_text_files():
-        try:
-            text = path.read_text()
-        except UnicodeDecodeError:
-            continue
-        for number, line in enumerate(text.splitlines(), 1):
-            for name in BARE_MARKDOWN_NAME.findall(line):
-                if name not in markdown_names:
-                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {name}")
+    offenders = [
+        f"{path}:{number}: {name}"
+        for path, number, line in tracked_lines()
+        for name in BARE_MARKDOWN_NAME.findall(line)
+        if name not in markdown_names
+    ]
     assert offenders == []

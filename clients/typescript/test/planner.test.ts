@@ -1,26 +1,17 @@
 /** Every `Planner` method against a real planner process, and the typed error of a refusal. */
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { Planner, PlannerError } from '../src/index.js';
-import type { LocalPlanner } from '../src/testing.js';
-import { RACK_MESSAGES, recordingFetch, startPlanner } from './support.js';
+import { RACK_MESSAGES, recordingFetch, useLivePlanner } from './support.js';
 
 describe('Planner against a live service', () => {
-  let server: LocalPlanner;
-  let planner: Planner;
+  const live = useLivePlanner();
 
-  before(async () => {
-    server = await startPlanner();
-    planner = new Planner({ baseUrl: server.url });
-  });
-  after(async () => {
-    await server.stop();
-  });
 
   it('plans a window and says what left and why', async () => {
-    const plan = await planner.plan(RACK_MESSAGES, {
+    const plan = await live.planner.plan(RACK_MESSAGES, {
       strategy: { kind: 'sliding-window', keep_recent_turns: 1 },
       ledger: [{ tool_call_id: 'c2', standing: 'noise' }],
       iteration: 2,
@@ -39,7 +30,7 @@ describe('Planner against a live service', () => {
 
   it('passes every option through as sent', async () => {
     const { fetch, requests } = recordingFetch();
-    const recording = new Planner({ baseUrl: server.url, fetch });
+    const recording = new Planner({ baseUrl: live.server.url, fetch });
     const options = {
       format: 'openai',
       strategy: { kind: 'sliding-window', keep_recent_turns: 3 },
@@ -56,7 +47,7 @@ describe('Planner against a live service', () => {
   });
 
   it('caps an oversized result into a marker within the ceiling', async () => {
-    const answer = await planner.cap(
+    const answer = await live.planner.cap(
       [
         { tool_name: 'orders_export', tool_call_id: 'c1', result: 'x'.repeat(500) },
         { tool_name: 'read_file', tool_call_id: 'c2', result: { rows: [1, 2, 3] } },
@@ -73,7 +64,7 @@ describe('Planner against a live service', () => {
   });
 
   it('offers the results the model may still name', async () => {
-    const answer = await planner.offer(
+    const answer = await live.planner.offer(
       [
         { role: 'user', content: 'Which port is open?' },
         {
@@ -95,7 +86,7 @@ describe('Planner against a live service', () => {
   });
 
   it('keeps, looks up and spends a kept answer', async () => {
-    const { kept } = await planner.keepAnswers({
+    const { kept } = await live.planner.keepAnswers({
       turn: 3,
       tool_name: 'purge_logs',
       answers: [{ argument: 'window', value: '24h' }],
@@ -103,14 +94,14 @@ describe('Planner against a live service', () => {
     assert.deepEqual(kept, [
       { turn: 3, tool_name: 'purge_logs', argument: 'window', value: '24h' },
     ]);
-    const found = await planner.lookupKeptAnswer({
+    const found = await live.planner.lookupKeptAnswer({
       kept,
       turn: 3,
       tool_name: 'purge_logs',
       argument: 'window',
     });
     assert.deepEqual(found.answer, kept[0]);
-    const spent = await planner.useKeptAnswers({
+    const spent = await live.planner.useKeptAnswers({
       kept,
       turn: 3,
       used: [{ tool_name: 'purge_logs', argument: 'window' }],
@@ -119,17 +110,17 @@ describe('Planner against a live service', () => {
   });
 
   it('reads the service info, liveness and readiness', async () => {
-    const info = await planner.info();
+    const info = await live.planner.info();
     assert.equal(info.name, 'context-window-planner');
     assert.ok(info.tokenizers.length > 0);
-    assert.deepEqual(await planner.health(), { status: 'ok' });
-    assert.deepEqual(await planner.readiness(), { status: 'ready' });
+    assert.deepEqual(await live.planner.health(), { status: 'ok' });
+    assert.deepEqual(await live.planner.readiness(), { status: 'ready' });
   });
 
   it('throws a PlannerError carrying the problem, once, for a refused request', async () => {
     const { fetch, requests } = recordingFetch();
     const recording = new Planner({
-      baseUrl: server.url,
+      baseUrl: live.server.url,
       fetch,
       headers: { 'x-request-id': 'ts-422' },
     });

@@ -6,6 +6,9 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { after, before } from 'node:test';
+
+import { Planner } from '../src/index.js';
 import { startLocalPlanner, type LocalPlanner } from '../src/testing.js';
 
 /** This package's root (the tests run from `dist/test/`). */
@@ -16,6 +19,24 @@ export const PYTHON = process.env.PLANNER_PYTHON ?? join(REPO_ROOT, '.venv', 'bi
 
 export function startPlanner(env: Record<string, string> = {}): Promise<LocalPlanner> {
   return startLocalPlanner({ python: PYTHON, cwd: REPO_ROOT, env });
+}
+
+/** A planner started before the calling file's tests and stopped after them, with a client. */
+export interface LivePlanner {
+  server: LocalPlanner;
+  planner: Planner;
+}
+
+export function useLivePlanner(): LivePlanner {
+  const live = {} as LivePlanner;
+  before(async () => {
+    live.server = await startPlanner();
+    live.planner = new Planner({ baseUrl: live.server.url });
+  });
+  after(async () => {
+    await live.server.stop();
+  });
+  return live;
 }
 
 export interface RecordedRequest {

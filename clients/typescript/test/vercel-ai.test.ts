@@ -7,19 +7,18 @@
  */
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import type { ModelMessage, ToolResultPart } from 'ai';
 
 import { Planner, PlannerSession } from '../src/index.js';
-import type { LocalPlanner } from '../src/testing.js';
 import {
   fromPlannedWindow,
   planEachStep,
   toNativeMessages,
   type PlannedStep,
 } from '../src/vercel-ai/index.js';
-import { startPlanner } from './support.js';
+import { useLivePlanner } from './support.js';
 
 const secret = { anthropic: { signature: 'sig-1' } };
 
@@ -69,16 +68,8 @@ const HISTORY: ModelMessage[] = [
 ];
 
 describe('the Vercel AI SDK hook', () => {
-  let server: LocalPlanner;
-  let planner: Planner;
+  const live = useLivePlanner();
 
-  before(async () => {
-    server = await startPlanner();
-    planner = new Planner({ baseUrl: server.url });
-  });
-  after(async () => {
-    await server.stop();
-  });
 
   it('sends one native message per result, with what the planner reads', () => {
     const native = toNativeMessages(HISTORY);
@@ -104,14 +95,14 @@ describe('the Vercel AI SDK hook', () => {
 
   it('returns every kept message as sent when nothing leaves', async () => {
     const native = toNativeMessages(HISTORY);
-    const plan = await planner.plan(native, { format: 'native' });
+    const plan = await live.planner.plan(native, { format: 'native' });
     assert.equal(plan.engaged, false);
     assert.deepEqual(fromPlannedWindow(plan.window ?? [], HISTORY, native), HISTORY);
   });
 
   it('maps a partial window and a capped result back', async () => {
     const native = toNativeMessages(HISTORY);
-    const plan = await planner.plan(native, {
+    const plan = await live.planner.plan(native, {
       format: 'native',
       strategy: { kind: 'sliding-window', keep_recent_turns: 1 },
       keep_last_tool_results: 0,
@@ -160,7 +151,7 @@ describe('the Vercel AI SDK hook', () => {
       dump,
     ];
     const before = structuredClone(history);
-    const session = new PlannerSession(new Planner({ baseUrl: server.url }));
+    const session = new PlannerSession(new Planner({ baseUrl: live.server.url }));
     const steps: PlannedStep[] = [];
     const prepareStep = planEachStep(session, {
       plan: {
