@@ -18,11 +18,14 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
+#[cfg(not(feature = "abi3"))]
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::AsPyPointer;
 use pyo3::prelude::*;
+#[cfg(feature = "abi3")]
+use pyo3::types::{PyByteArray, PyBytes};
 use pyo3::types::{PyDict, PyFrozenSet, PyList, PySet, PyString, PyTuple};
 
 const OBJ: u8 = 1;
@@ -604,7 +607,12 @@ type Read<T> = Result<T, Unread>;
 
 #[pyclass(module = "cwp_compiled_reader")]
 struct Scan {
+    #[cfg(not(feature = "abi3"))]
     buffer: PyBuffer<u8>,
+    /// The stable ABI (interpreters newer than PyO3 0.17 knows) has no buffer protocol: the body
+    /// is copied once, which costs its size in memory and keeps the borrow safe.
+    #[cfg(feature = "abi3")]
+    body: Vec<u8>,
     tape: Tape,
     /// The top-level object's fields: (key node, value node).
     fields: Vec<(usize, usize)>,
@@ -617,10 +625,16 @@ struct Scan {
 }
 
 impl Scan {
+    #[cfg(not(feature = "abi3"))]
     fn bytes(&self) -> &[u8] {
         // The buffer stays exported while `self` lives: a bytearray cannot be resized or freed
         // under an export, so the pointer and length stay valid.
         unsafe { std::slice::from_raw_parts(self.buffer.buf_ptr() as *const u8, self.buffer.len_bytes()) }
+    }
+
+    #[cfg(feature = "abi3")]
+    fn bytes(&self) -> &[u8] {
+        &self.body
     }
 
     /// The text of bytes `start..end` (validated again: the caller could have written to its
@@ -1212,14 +1226,28 @@ impl Scan {
     /// Scan `body` (bytes or bytearray); ValueError when the Python path must read it.
     #[new]
     fn new(body: &PyAny, max_depth: usize) -> PyResult<Self> {
+        #[cfg(not(feature = "abi3"))]
         let buffer = PyBuffer::<u8>::get(body)?;
+        #[cfg(not(feature = "abi3"))]
         if !buffer.is_c_contiguous() {
             return Err(PyValueError::new_err("not a contiguous buffer"));
         }
+        #[cfg(not(feature = "abi3"))]
         let bytes = unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) };
+        #[cfg(feature = "abi3")]
+        let body: Vec<u8> = if let Ok(bytes) = body.downcast::<PyBytes>() {
+            bytes.as_bytes().to_vec()
+        } else {
+            body.downcast::<PyByteArray>()?.to_vec()
+        };
+        #[cfg(feature = "abi3")]
+        let bytes = &body[..];
         let tape = parse(bytes, max_depth).map_err(|_| PyValueError::new_err("not read"))?;
         let mut scan = Scan {
+            #[cfg(not(feature = "abi3"))]
             buffer,
+            #[cfg(feature = "abi3")]
+            body,
             tape,
             fields: Vec::new(),
             messages: None,

@@ -14,8 +14,12 @@ import { recordingFetch, startPlanner } from './support.js';
 
 const FAST_RETRY = { attempts: 3, initialDelayMs: 20, maxDelayMs: 40 };
 
-/** Thousands of tool rounds: far more work than a one-millisecond deadline allows. */
-function largeTranscript(rounds = 2000): unknown[] {
+/**
+ * Tens of thousands of tool rounds: far more work than a one-millisecond deadline allows, even
+ * when a loaded machine wakes the event loop late (with 2,000 rounds the compiled reader could
+ * finish before the loop looked at the deadline, and the plan was answered).
+ */
+function largeTranscript(rounds = 20000): unknown[] {
   const messages: unknown[] = [{ role: 'user', content: 'Measure every rack.' }];
   for (let round = 0; round < rounds; round += 1) {
     messages.push(
