@@ -24,7 +24,7 @@ from app.api.metrics import create_metrics
 from app.api.middleware import ServiceMiddleware
 from app.api.openapi_doc import build_openapi, register_schema
 from app.api.problems import Problem, install_problem_handlers
-from app.api.routes import cap, kept, offer, service, window
+from app.api.routes import cap, kept, offer, service, viewer, window
 from app.lifecycle import Lifecycle
 from app.logs import stamp_request_ids
 from app.settings import Settings, load_settings
@@ -37,6 +37,9 @@ oversized tool result is replaced by a marker, which tool-result ids the model m
 person's answers kept for the next call of the same tool.
 
 Every error is `application/problem+json` (RFC 9457) naming the offending field in `errors[].loc`.
+
+The [plan viewer](/viewer) draws a plan turn by turn: paste a transcript in any format, set the
+options, and see which turns are kept, which leave, and what holds each one.
 """
 
 TAGS = [
@@ -44,7 +47,7 @@ TAGS = [
     {"name": "cap", "description": "The tool-result cap and its marker."},
     {"name": "offer", "description": "Which tool results the model may still cite."},
     {"name": "kept-answers", "description": "A person's answers kept for the next call."},
-    {"name": "service", "description": "Health, readiness, info and metrics."},
+    {"name": "service", "description": "Health, readiness, info, metrics and the plan viewer."},
 ]
 
 
@@ -90,7 +93,9 @@ def create_app(settings: Settings | None = None, *, server: bool = False) -> Fas
     app.include_router(offer.router)
     app.include_router(kept.router)
     app.include_router(service.router)
+    app.include_router(viewer.router)
     app.mount(service.ASSETS_PATH, service.swagger_assets(), name="swagger-assets")
+    app.mount(viewer.ASSETS_PATH, viewer.viewer_assets(), name="viewer-assets")
 
     register_schema(Problem)
 

@@ -169,6 +169,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` entries for the given error statuses."""
     descriptions = {
         400: "The body is not strict JSON (or nests deeper than orjson reads).",
+        404: "Nothing is served under that name.",
         413: "The body is larger than the configured limit; it was not read whole.",
         415: "The content type is not JSON.",
         422: "Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names "

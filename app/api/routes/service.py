@@ -1,4 +1,4 @@
-"""Service endpoints: liveness, readiness, info, metrics and the offline Swagger UI.
+"""Service endpoints: the index page, liveness, readiness, info, metrics and the offline Swagger UI.
 
 Swagger UI's script and style sheet (Swagger UI 5, which reads OpenAPI 3.1) are served by the
 service itself from the files the `fastapi-offline` package ships, because a sidecar often runs
@@ -40,10 +40,36 @@ class Info(BaseModel):
     limits: dict[str, Any] = Field(description="The limits in force, from the settings.")
     defaults: dict[str, Any] = Field(description="The default of every option, per endpoint.")
     tokenizers: list[str] = Field(description="The tokenizers this process counts with.")
+    viewer: str = Field(description="The path of the plan viewer page.")
     compiled_reader: bool = Field(
         description="Whether plan requests are read by the compiled reader (built and not "
         "turned off by CWP_COMPILED_READER); false: every request is read in Python."
     )
+
+
+INDEX = """\
+<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Context Window Planner</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body>
+<h1>Context Window Planner</h1>
+<ul>
+<li><a href="/viewer">Plan viewer</a>: paste a transcript, see which turns the plan keeps</li>
+<li><a href="/docs">API documentation</a> (Swagger UI) and <a href="/openapi.json">the OpenAPI
+document</a></li>
+<li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>, <a href="/v1/info">/v1/info</a>,
+<a href="/metrics">/metrics</a></li>
+</ul>
+</body>
+</html>
+"""
+
+
+@router.get("/", include_in_schema=False)
+async def index() -> HTMLResponse:
+    """A person who opens the service's address finds its pages from here."""
+    return HTMLResponse(INDEX)
 
 
 @router.get("/healthz", response_model=Health, summary="Liveness")
@@ -83,6 +109,7 @@ async def info(settings: SettingsDep) -> Response:
             },
             "defaults": OPTION_DEFAULTS,
             "tokenizers": TOKENIZERS,
+            "viewer": "/viewer",
             "compiled_reader": settings.compiled_reader and compiled.available(),
         }
     )

@@ -1,0 +1,99 @@
+"""The plan viewer: `GET /viewer`, its script and style, and the transcripts it can open.
+
+The page draws what `POST /v1/window/plan` answers and decides nothing about a window; this module
+only serves files. Everything the page needs comes from this service (its script and style under
+`/viewer/assets`, no CDN, no web fonts), because the service often runs where nothing else can be
+reached, and so that a page opened from a sidecar never leaks a transcript to another host.
+
+The transcripts it opens (`GET /viewer/samples`, `GET /viewer/samples/{name}`) are the package's
+files, never a path the caller writes: a name is looked up in the listing of two folders, the
+viewer's own small examples (`app/viewer/examples/`) and the recorded samples
+(`app/audit/samples/`, read when that folder is there), so a name such as `../settings` is simply
+not listed and answers 404.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+import app
+from app.api.problems import PLAIN_ERRORS, ProblemError, problem_responses
+from app.api.responses import json_response
+
+PACKAGE = Path(app.__file__).resolve().parent
+VIEWER = PACKAGE / "viewer"
+ASSETS = VIEWER / "assets"
+ASSETS_PATH = "/viewer/assets"
+EXAMPLES = VIEWER / "examples"
+SAMPLES = PACKAGE / "audit" / "samples"
+
+# The file shapes a transcript is read in: a JSON array or object, or one message per line.
+MEDIA_TYPES = {".json": "application/json", ".jsonl": "application/jsonl"}
+
+router = APIRouter(tags=["service"], responses=PLAIN_ERRORS)
+
+
+def transcripts() -> dict[str, Path]:
+    """Every transcript the viewer can open, by name (the file name without its suffix).
+
+    The samples are read after the examples, so a sample wins over an example of the same name;
+    within one folder `.json` wins over `.jsonl`. Read on each request: the folders are small, and
+    a sample added to an installed package is listed without a restart."""
+    found: dict[str, Path] = {}
+    for folder in (EXAMPLES, SAMPLES):
+        if not folder.is_dir():
+            continue
+        for suffix in (".jsonl", ".json"):
+            for path in sorted(folder.glob(f"*{suffix}")):
+                if path.is_file():
+                    found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
+@router.get("/viewer", response_class=HTMLResponse, summary="The plan viewer page")
+async def viewer_page() -> Response:
+    """The page that posts a transcript to `POST /v1/window/plan` and draws the answer, turn by
+    turn. `?sample=<name>` opens one of `GET /viewer/samples`."""
+    return FileResponse(VIEWER / "index.html", media_type="text/html; charset=utf-8")
+
+
+@router.get(
+    "/viewer/samples",
+    summary="The transcripts the viewer can open",
+    response_model=list[str],
+)
+async def sample_names() -> Response:
+    """Names of the bundled transcripts: the viewer's examples, one per format, and the recorded
+    samples when the package has them."""
+    return json_response(list(transcripts()))
+
+
+@router.get(
+    "/viewer/samples/{name}",
+    summary="One transcript the viewer can open",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "The file as stored: a JSON array of messages, an object "
+            '`{"format"?, "system"?, "messages"}`, or JSON Lines, one message per line.',
+            "content": {
+                "application/json": {"schema": {}},
+                "application/jsonl": {"schema": {"type": "string"}},
+            },
+        },
+        **problem_responses(404),
+    },
+)
+async def sample(name: str) -> Response:
+    path = transcripts().get(name)
+    if path is None:
+        raise ProblemError(404, f"no transcript named {name!r}; GET /viewer/samples lists them")
+    return FileResponse(path, media_type=MEDIA_TYPES[path.suffix])
+
+
+def viewer_assets() -> StaticFiles:
+    return StaticFiles(directory=ASSETS)
