@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -87,8 +87,23 @@ async def sample_names() -> Response:
         },
         **problem_responses(404),
     },
+    # The name is read from the path by hand: any text is a name (unknown ones are a 404), so a
+    # declared parameter would only add a 422 to the document that no request can get.
+    openapi_extra={
+        "parameters": [
+            {
+                "name": "name",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string"},
+                "description": "A name listed by `GET /viewer/samples`.",
+            }
+        ]
+    },
 )
-async def sample(name: str) -> Response:
+async def sample(request: Request) -> Response:
+    """The transcript named `name` in `GET /viewer/samples`, as stored; 404 for any other name."""
+    name = str(request.path_params["name"])
     path = transcripts().get(name)
     if path is None:
         raise ProblemError(404, f"no transcript named {name!r}; GET /viewer/samples lists them")

@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CapRouteV1ToolResultsCapPostData, CapRouteV1ToolResultsCapPostErrors, CapRouteV1ToolResultsCapPostResponses, HealthzHealthzGetData, HealthzHealthzGetErrors, HealthzHealthzGetResponses, InfoV1InfoGetData, InfoV1InfoGetErrors, InfoV1InfoGetResponses, KeepRouteV1KeptAnswersKeepPostData, KeepRouteV1KeptAnswersKeepPostErrors, KeepRouteV1KeptAnswersKeepPostResponses, LookupRouteV1KeptAnswersLookupPostData, LookupRouteV1KeptAnswersLookupPostErrors, LookupRouteV1KeptAnswersLookupPostResponses, MetricsMetricsGetData, MetricsMetricsGetErrors, MetricsMetricsGetResponses, OfferRouteV1OfferPostData, OfferRouteV1OfferPostErrors, OfferRouteV1OfferPostResponses, PlanRouteV1WindowPlanPostData, PlanRouteV1WindowPlanPostErrors, PlanRouteV1WindowPlanPostResponses, ReadyzReadyzGetData, ReadyzReadyzGetErrors, ReadyzReadyzGetResponses, UseRouteV1KeptAnswersUsePostData, UseRouteV1KeptAnswersUsePostErrors, UseRouteV1KeptAnswersUsePostResponses } from './types.gen.js';
+import type { CapRouteV1ToolResultsCapPostData, CapRouteV1ToolResultsCapPostErrors, CapRouteV1ToolResultsCapPostResponses, HealthzHealthzGetData, HealthzHealthzGetErrors, HealthzHealthzGetResponses, InfoV1InfoGetData, InfoV1InfoGetErrors, InfoV1InfoGetResponses, KeepRouteV1KeptAnswersKeepPostData, KeepRouteV1KeptAnswersKeepPostErrors, KeepRouteV1KeptAnswersKeepPostResponses, LookupRouteV1KeptAnswersLookupPostData, LookupRouteV1KeptAnswersLookupPostErrors, LookupRouteV1KeptAnswersLookupPostResponses, MetricsMetricsGetData, MetricsMetricsGetErrors, MetricsMetricsGetResponses, OfferRouteV1OfferPostData, OfferRouteV1OfferPostErrors, OfferRouteV1OfferPostResponses, PlanRouteV1WindowPlanPostData, PlanRouteV1WindowPlanPostErrors, PlanRouteV1WindowPlanPostResponses, ReadyzReadyzGetData, ReadyzReadyzGetErrors, ReadyzReadyzGetResponses, SampleNamesViewerSamplesGetData, SampleNamesViewerSamplesGetErrors, SampleNamesViewerSamplesGetResponses, SampleViewerSamplesNameGetData, SampleViewerSamplesNameGetErrors, SampleViewerSamplesNameGetResponses, UseRouteV1KeptAnswersUsePostData, UseRouteV1KeptAnswersUsePostErrors, UseRouteV1KeptAnswersUsePostResponses, ViewerPageViewerGetData, ViewerPageViewerGetErrors, ViewerPageViewerGetResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -126,3 +126,26 @@ export const infoV1InfoGet = <ThrowOnError extends boolean = false>(options?: Op
  * Prometheus metrics
  */
 export const metricsMetricsGet = <ThrowOnError extends boolean = false>(options?: Options<MetricsMetricsGetData, ThrowOnError>) => (options?.client ?? client).get<MetricsMetricsGetResponses, MetricsMetricsGetErrors, ThrowOnError>({ url: '/metrics', ...options });
+
+/**
+ * The plan viewer page
+ *
+ * The page that posts a transcript to `POST /v1/window/plan` and draws the answer, turn by
+ * turn. `?sample=<name>` opens one of `GET /viewer/samples`.
+ */
+export const viewerPageViewerGet = <ThrowOnError extends boolean = false>(options?: Options<ViewerPageViewerGetData, ThrowOnError>) => (options?.client ?? client).get<ViewerPageViewerGetResponses, ViewerPageViewerGetErrors, ThrowOnError>({ url: '/viewer', ...options });
+
+/**
+ * The transcripts the viewer can open
+ *
+ * Names of the bundled transcripts: the viewer's examples, one per format, and the recorded
+ * samples when the package has them.
+ */
+export const sampleNamesViewerSamplesGet = <ThrowOnError extends boolean = false>(options?: Options<SampleNamesViewerSamplesGetData, ThrowOnError>) => (options?.client ?? client).get<SampleNamesViewerSamplesGetResponses, SampleNamesViewerSamplesGetErrors, ThrowOnError>({ url: '/viewer/samples', ...options });
+
+/**
+ * One transcript the viewer can open
+ *
+ * The transcript named `name` in `GET /viewer/samples`, as stored; 404 for any other name.
+ */
+export const sampleViewerSamplesNameGet = <ThrowOnError extends boolean = false>(options: Options<SampleViewerSamplesNameGetData, ThrowOnError>) => (options.client ?? client).get<SampleViewerSamplesNameGetResponses, SampleViewerSamplesNameGetErrors, ThrowOnError>({ url: '/viewer/samples/{name}', ...options });

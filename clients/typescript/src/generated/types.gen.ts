@@ -346,6 +346,12 @@ export type Info = {
      */
     tokenizers: Array<string>;
     /**
+     * Viewer
+     *
+     * The path of the plan viewer page.
+     */
+    viewer: string;
+    /**
      * Compiled Reader
      *
      * Whether plan requests are read by the compiled reader (built and not turned off by CWP_COMPILED_READER); false: every request is read in Python.
@@ -1925,3 +1931,87 @@ export type MetricsMetricsGetResponses = {
 };
 
 export type MetricsMetricsGetResponse = MetricsMetricsGetResponses[keyof MetricsMetricsGetResponses];
+
+export type ViewerPageViewerGetData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/viewer';
+};
+
+export type ViewerPageViewerGetErrors = {
+    /**
+     * An unexpected failure; logged with the request id.
+     */
+    500: Problem;
+};
+
+export type ViewerPageViewerGetError = ViewerPageViewerGetErrors[keyof ViewerPageViewerGetErrors];
+
+export type ViewerPageViewerGetResponses = {
+    /**
+     * Successful Response
+     */
+    200: string;
+};
+
+export type ViewerPageViewerGetResponse = ViewerPageViewerGetResponses[keyof ViewerPageViewerGetResponses];
+
+export type SampleNamesViewerSamplesGetData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/viewer/samples';
+};
+
+export type SampleNamesViewerSamplesGetErrors = {
+    /**
+     * An unexpected failure; logged with the request id.
+     */
+    500: Problem;
+};
+
+export type SampleNamesViewerSamplesGetError = SampleNamesViewerSamplesGetErrors[keyof SampleNamesViewerSamplesGetErrors];
+
+export type SampleNamesViewerSamplesGetResponses = {
+    /**
+     * Response Sample Names Viewer Samples Get
+     *
+     * Successful Response
+     */
+    200: Array<string>;
+};
+
+export type SampleNamesViewerSamplesGetResponse = SampleNamesViewerSamplesGetResponses[keyof SampleNamesViewerSamplesGetResponses];
+
+export type SampleViewerSamplesNameGetData = {
+    body?: never;
+    path: {
+        /**
+         * A name listed by `GET /viewer/samples`.
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/viewer/samples/{name}';
+};
+
+export type SampleViewerSamplesNameGetErrors = {
+    /**
+     * Nothing is served under that name.
+     */
+    404: Problem;
+    /**
+     * An unexpected failure; logged with the request id.
+     */
+    500: Problem;
+};
+
+export type SampleViewerSamplesNameGetError = SampleViewerSamplesNameGetErrors[keyof SampleViewerSamplesNameGetErrors];
+
+export type SampleViewerSamplesNameGetResponses = {
+    /**
+     * The file as stored: a JSON array of messages, an object `{"format"?, "system"?, "messages"}`, or JSON Lines, one message per line.
+     */
+    200: unknown;
+};

@@ -25,6 +25,7 @@ class Info:
         limits (InfoLimits): The limits in force, from the settings.
         defaults (InfoDefaults): The default of every option, per endpoint.
         tokenizers (list[str]): The tokenizers this process counts with.
+        viewer (str): The path of the plan viewer page.
         compiled_reader (bool): Whether plan requests are read by the compiled reader (built and not turned off by
             CWP_COMPILED_READER); false: every request is read in Python.
     """
@@ -34,6 +35,7 @@ class Info:
     limits: InfoLimits
     defaults: InfoDefaults
     tokenizers: list[str]
+    viewer: str
     compiled_reader: bool
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -51,6 +53,8 @@ class Info:
 
         tokenizers = self.tokenizers
 
+        viewer = self.viewer
+
         compiled_reader = self.compiled_reader
 
         field_dict: dict[str, Any] = {}
@@ -62,6 +66,7 @@ class Info:
                 "limits": limits,
                 "defaults": defaults,
                 "tokenizers": tokenizers,
+                "viewer": viewer,
                 "compiled_reader": compiled_reader,
             }
         )
@@ -84,6 +89,8 @@ class Info:
 
         tokenizers = cast(list[str], d.pop("tokenizers"))
 
+        viewer = d.pop("viewer")
+
         compiled_reader = d.pop("compiled_reader")
 
         info = cls(
@@ -92,6 +99,7 @@ class Info:
             limits=limits,
             defaults=defaults,
             tokenizers=tokenizers,
+            viewer=viewer,
             compiled_reader=compiled_reader,
         )
 

@@ -1,0 +1,130 @@
+"""The plan viewer's routes in process: the page and its assets, the transcripts it opens (and only
+those), and the links to it. The page itself is tested in a browser
+(tests/e2e/test_viewer_browser.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from app.api.routes import viewer
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+DIALECTS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
+EXAMPLES = [f"example-{name}" for name in DIALECTS]
+
+
+async def test_the_page_loads_its_script_and_style_from_the_service(client):
+    page = await client.get("/viewer")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    urls = re.findall(r'(?:src|href)=["\']([^"\']+)["\']', page.text)
+    assert "viewer/assets/viewer.js" in urls and "viewer/assets/viewer.css" in urls
+    for url in urls:
+        # Relative or a data: URL, never another host.
+        assert "//" not in url, url
+    for asset, kind in (("viewer.js", "javascript"), ("viewer.css", "text/css")):
+        response = await client.get(f"/viewer/assets/{asset}")
+        assert response.status_code == 200
+        assert kind in response.headers["content-type"]
+
+
+def test_the_script_and_style_name_no_other_host():
+    files = (
+        viewer.ASSETS / "viewer.js",
+        viewer.ASSETS / "viewer.css",
+        viewer.VIEWER / "index.html",
+    )
+    for path in files:
+        assert not re.search(r"https?://", path.read_text()), path
+
+
+async def test_the_examples_are_listed_and_served(client):
+    names = (await client.get("/viewer/samples")).json()
+    assert set(EXAMPLES) <= set(names)
+    assert names == sorted(names)
+    for name in EXAMPLES:
+        response = await client.get(f"/viewer/samples/{name}")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("application/json")
+        assert response.json()["format"] == name.removeprefix("example-")
+
+
+async def test_each_example_plans_with_a_notice_and_a_pin_and_no_diagnostics(client):
+    for name in EXAMPLES:
+        body = (await client.get(f"/viewer/samples/{name}")).json()
+        answer = (await client.post("/v1/window/plan", json=body)).json()
+        assert answer["format"] == body["format"], name
+        assert answer["notice"] is not None, name
+        assert answer["pins"]["last_tool_result"]["pinned"], name
+        assert answer["diagnostics"] == [], name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "no-such-sample",
+        "%2E%2E",
+        "..%2Froutes%2Fviewer",
+        "..%2F..%2Fsettings",
+        "example-native.json",
+    ],
+)
+async def test_an_unknown_name_is_a_404_problem(client, name):
+    response = await client.get(f"/viewer/samples/{name}")
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["title"] == "Not found"
+
+
+async def test_samples_are_listed_beside_the_examples_and_win_a_name(client, tmp_path, monkeypatch):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "recorded-run.jsonl").write_text('{"role": "user", "content": "hi"}\n')
+    (samples / "example-openai.json").write_text('[{"role": "user", "content": "sample"}]')
+    (samples / "notes.txt").write_text("not a transcript")
+    (samples / "folder.json").mkdir()
+    monkeypatch.setattr(viewer, "SAMPLES", samples)
+    names = (await client.get("/viewer/samples")).json()
+    assert "recorded-run" in names and "notes" not in names and "folder" not in names
+    lines = await client.get("/viewer/samples/recorded-run")
+    assert lines.headers["content-type"].startswith("application/jsonl")
+    assert json.loads(lines.text.splitlines()[0]) == {"role": "user", "content": "hi"}
+    assert (await client.get("/viewer/samples/example-openai")).json()[0]["content"] == "sample"
+
+
+async def test_without_a_samples_folder_the_examples_are_listed(client, tmp_path, monkeypatch):
+    monkeypatch.setattr(viewer, "SAMPLES", tmp_path / "absent")
+    assert (await client.get("/viewer/samples")).json() == sorted(EXAMPLES)
+
+
+async def test_the_index_and_the_api_description_link_the_viewer(client):
+    index = await client.get("/")
+    assert index.status_code == 200
+    assert 'href="/viewer"' in index.text and 'href="/docs"' in index.text
+    description = (await client.get("/openapi.json")).json()["info"]["description"]
+    assert "](/viewer)" in description
+    assert (await client.get("/v1/info")).json()["viewer"] == "/viewer"
+
+
+async def test_the_page_follows_a_trailing_slash():
+    async with client_for() as client:
+        response = await client.get("/viewer/", follow_redirects=False)
+    assert response.status_code in (307, 308)
+    assert response.headers["location"].endswith("/viewer")
+
+
+def test_the_package_carries_the_viewer_files():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = data["package-data"]["app.viewer"]
+    assert {"index.html", "assets/*", "examples/*"} <= set(patterns)
+    for folder in (viewer.ASSETS, viewer.EXAMPLES):
+        assert any(folder.iterdir()), folder
