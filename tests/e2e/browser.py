@@ -4,8 +4,8 @@ The browser is the system's (`/usr/bin/chromium`, or `CWP_CHROMIUM`), never one 
 downloads: Playwright only drives it. Each launch gets a fresh profile directory and the flags that
 keep Chromium from reaching any other host, so a test sees only what the service serves.
 
-`browser_or_skip()` says why there is no browser in one line and skips, unless
-`CWP_REQUIRE_BROWSER=1` (as in CI), which makes a missing browser a failure.
+Without a browser the tests are skipped with one line saying why, unless `CWP_REQUIRE_BROWSER=1`
+(as in CI), which makes a missing browser a failure.
 
 `python -m tests.e2e.browser [OUT.png]` writes the screenshot of the README (docs/viewer.png).
 """
@@ -48,13 +48,23 @@ def missing_browser() -> str | None:
     return None
 
 
-def browser_or_skip() -> None:
+def required() -> bool:
+    return os.environ.get("CWP_REQUIRE_BROWSER") == "1"
+
+
+def skip_module_without_browser() -> None:
+    """At a test module's import: skip the whole module in one line when there is no browser,
+    unless one is required (then `require_browser` fails each test that runs)."""
     why = missing_browser()
-    if why is None:
-        return
-    if os.environ.get("CWP_REQUIRE_BROWSER") == "1":
+    if why is not None and not required():
+        pytest.skip(f"browser tests skipped: {why}", allow_module_level=True)
+
+
+def require_browser() -> None:
+    """In a fixture, so a run that deselects the tests (`make test-fast`) never fails on it."""
+    why = missing_browser()
+    if why is not None:
         raise RuntimeError(f"a browser is required here (CWP_REQUIRE_BROWSER=1) but {why}")
-    pytest.skip(f"browser tests skipped: {why}", allow_module_level=True)
 
 
 @contextmanager
@@ -87,7 +97,7 @@ def open_viewer(page: Any, url: str) -> str:
     return str(status.get_attribute("data-state"))
 
 
-def screenshot(out: Path, sample: str = "example-openai", focus_turn: int = 3) -> None:
+def screenshot(out: Path, sample: str = "example-openai", focus_turn: int = 10) -> None:
     """The viewer on `sample`, one turn focused (its text shown), written to `out`."""
     from tests.e2e.serving import Server
 

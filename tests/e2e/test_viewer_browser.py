@@ -15,21 +15,31 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.browser import browser_or_skip, chromium, open_viewer
+from tests.e2e.browser import (
+    chromium,
+    open_viewer,
+    require_browser,
+    skip_module_without_browser,
+)
 from tests.e2e.serving import Server
 
-browser_or_skip()
+skip_module_without_browser()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def browser_present() -> None:
+    require_browser()
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
+def server(browser_present: None) -> Iterator[Server]:
     running = Server(CWP_SHUTDOWN_DRAIN_SECONDS="0")
     yield running
     running.stop()
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(browser_present: None) -> Iterator[Any]:
     with chromium() as context:
         yield context
 
