@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from app.audit.replay import DEFAULT_CONFIGS, DEFAULT_FRACTION, Audit, http_planner
+from app.audit.replay import DEFAULT_CONFIGS, DEFAULT_FRACTION, Audit, AuditError, http_planner
 from app.audit.report import html, table
 from app.tokenizers import TOKENIZERS, counter
 
@@ -78,7 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.url:
         audit.planner = http_planner(args.url)
-    audit.run(paths, lambda line: print(line, file=sys.stderr))
+    try:
+        audit.run(paths, lambda line: print(line, file=sys.stderr))
+    except AuditError as error:  # the service could not be reached or refused a plan
+        print(f"cwp-audit: {error}", file=sys.stderr)
+        return 2
     summary = audit.summary()
     print(table(summary))
     for entry in summary["files"]:

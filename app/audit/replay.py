@@ -205,7 +205,10 @@ def http_planner(url: str) -> Planner:
 
     def planned(body: dict[str, Any]) -> Planned:
         started = time.perf_counter()
-        answer = client.post("/v1/window/plan", json=body)
+        try:
+            answer = client.post("/v1/window/plan", json=body)
+        except httpx.HTTPError as error:
+            raise AuditError(f"{url}: {error}") from error
         elapsed = (time.perf_counter() - started) * 1000
         if answer.status_code != 200:
             raise AuditError(f"the service answered {answer.status_code}: {answer.text[:300]}")
