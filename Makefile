@@ -82,6 +82,12 @@ openapi: $(STAMP_RUN)
 bench: $(STAMP_TEST)
 	$(BIN)/python -m bench
 
+# The audit (docs/quality.md) on the bundled samples, at the default budget fraction; AUDIT_ARGS
+# adds options (e.g. AUDIT_ARGS="--budget-fraction 0.2 --html audit.html").
+.PHONY: audit
+audit: $(STAMP_TEST)
+	$(BIN)/cwp-audit --samples $(AUDIT_ARGS)
+
 # ---- TypeScript: the generated client (clients/typescript, its Vercel AI SDK hook in src/vercel-ai)
 # and the hook's example (examples/vercel_ai). Node 20.19+ and npm; `npm ci` installs from the
 # committed lock files. The tests start the service from .venv, so they need it installed. Without

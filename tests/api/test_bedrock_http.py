@@ -5,7 +5,7 @@
   against botocore's own service model of `bedrock-runtime` `Converse` (offline, the model ships
   with botocore), are planned with a strategy that removes something, and the window that comes
   back validates against it too and keeps Converse's pairing and alternation rules
-  (tests/pairing_bedrock.py).
+  (app/audit/validity/bedrock.py).
 - Every worked example of `tests/core/window_examples.py` that Converse can carry gives the native
 decisions, index
   mapped, and the offer the native ids; the window is the native window written in Bedrock with
@@ -33,6 +33,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.audit.validity.bedrock import OPENING, bedrock_violations
 from app.core.messages import Message
 from app.formats import bedrock, read_messages
 from app.formats.fields import Problems
@@ -54,7 +55,6 @@ from tests.api.test_formats_equivalence import (
     without_window,
 )
 from tests.core.window_fixtures import held_words
-from tests.pairing_bedrock import OPENING, bedrock_violations
 
 PLAN = "/v1/window/plan"
 OFFER = "/v1/offer"

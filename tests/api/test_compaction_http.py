@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
+from app.audit.validity.chat import anthropic_violations, opening_violations
 from app.formats import read_messages
 from tests.api.test_bedrock_http import native_view
 from tests.api.test_formats_equivalence import plan, plan_options, post_ok
@@ -35,7 +36,6 @@ from tests.api.test_responses_http import (
     native_view as responses_native_view,
 )
 from tests.formats.test_properties import anthropic_transcripts
-from tests.pairing import anthropic_violations, opening_violations
 
 PLAN = "/v1/window/plan"
 SUMMARY = "Summary: rack a reads 39C, rack c 38C; rack b is next."

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
+from app.audit.validity.chat import PAIRING, window_violations
 from app.core.diagnostics import diagnose
 from app.formats import read_messages
 from tests.api.test_formats_equivalence import Inexpressible, convert, plan_options
-from tests.pairing import PAIRING, window_violations
 
 pytestmark = pytest.mark.anyio
 PLAN = "/v1/window/plan"

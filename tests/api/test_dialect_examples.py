@@ -19,6 +19,9 @@ from app.api.metrics import create_metrics
 from app.api.plan_input import read_plan_input
 from app.api.routes.offer import offer_answer
 from app.api.routes.window import plan_answer
+from app.audit.validity.bedrock import bedrock_violations
+from app.audit.validity.gemini import gemini_violations
+from app.audit.validity.responses import responses_violations
 from app.core.window import plan_window
 from app.formats import DIALECTS, read_messages
 from tests.api.test_bedrock_http import bedrock_conversion, planned_transcripts
@@ -30,9 +33,6 @@ from tests.api.test_shaping_formats import PAIRING_BREAKERS, shaping_cases
 from tests.core.native_wire import wire
 from tests.core.offer_examples import ABSENT, OFFER_EXAMPLES, OfferExample
 from tests.core.window_fixtures import TASK, R, U, W
-from tests.pairing_bedrock import bedrock_violations
-from tests.pairing_gemini import gemini_violations
-from tests.pairing_responses import responses_violations
 
 METRICS = create_metrics()
 CONVERTERS: dict[str, Callable[[list[Any]], list[Any]]] = {

@@ -16,7 +16,7 @@ decisions, mapped
    `functionResponse` carries `name`.
 3. A property over random Gemini transcripts (ids given or left out, thought parts, signatures,
    images, split texts) and random plan options: the window keeps Gemini's pairing rules
-   (`tests/pairing_gemini.py`) whenever the diagnostics say the input did, every kept part is
+   (`app/audit/validity/gemini.py`) whenever the diagnostics say the input did, every kept part is
    byte-identical, every signature stays, and the window never opens on a model content when the
    input did not.
 4. `auto` detects Gemini, and a Gemini content after an Anthropic block is refused naming it.
@@ -35,6 +35,12 @@ from google.genai import types
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.audit.validity.gemini import (
+    gemini_violations,
+    opening_violations,
+    pairing_violations,
+    signature_violations,
+)
 from app.core.messages import Message
 from app.formats import read_messages
 from tests.api.test_formats_equivalence import (
@@ -51,12 +57,6 @@ from tests.api.test_formats_equivalence import (
     post_ok,
     with_flags,
     without_window,
-)
-from tests.pairing_gemini import (
-    gemini_violations,
-    opening_violations,
-    pairing_violations,
-    signature_violations,
 )
 
 PLAN = "/v1/window/plan"

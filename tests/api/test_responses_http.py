@@ -2,7 +2,7 @@
 
 - Requests in the shapes the official `openai` SDK sends (its Responses input types, checked
   item by item with `sdk_valid`), planned so that something leaves: the window validates against
-  the same types and keeps the API's pairing rules (`tests/pairing_responses.py`).
+  the same types and keeps the API's pairing rules (`app/audit/validity/responses.py`).
 - Every worked example of `tests/core/window_examples.py` that Responses can express gives the
 native decisions,
   index-mapped to items (an assistant run is several items), with and without a reasoning item
@@ -32,6 +32,16 @@ from openai.types.responses import ResponseInputItemParam
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 from pydantic import TypeAdapter
 
+from app.audit.validity.responses import (
+    CALL_KEY,
+    OUTPUT_OF,
+    item_type,
+    key_of,
+    opening_violations,
+    output_key,
+    reasoning_violations,
+    responses_violations,
+)
 from tests.api.test_formats_equivalence import (
     EXAMPLES,
     Example,
@@ -47,16 +57,6 @@ from tests.api.test_formats_equivalence import (
 from tests.api.test_formats_http import sdk_valid
 from tests.conftest import scaled
 from tests.core.window_fixtures import held_words
-from tests.pairing_responses import (
-    CALL_KEY,
-    OUTPUT_OF,
-    item_type,
-    key_of,
-    opening_violations,
-    output_key,
-    reasoning_violations,
-    responses_violations,
-)
 
 PLAN = "/v1/window/plan"
 OFFER = "/v1/offer"

@@ -15,7 +15,8 @@ every wire:
   place that format holds a result's text;
 - the window planned again with the same options shapes nothing (and comes back unchanged when
   nothing was removed);
-- the window keeps each provider's pairing rules (`tests/pairing.py`) whenever the input did.
+- the window keeps each provider's pairing rules (`app/audit/validity/chat.py`) whenever the input
+  did.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.audit.validity.chat import window_violations
 from app.core.ledger import StandingRow
 from app.core.messages import Message, ToolCall
 from app.core.plan_types import CapOption
@@ -39,7 +41,6 @@ from tests.api.test_formats_equivalence import (
 )
 from tests.conftest import scaled
 from tests.core.test_shaping_properties import Shaped, reference_shape, shaped_texts
-from tests.pairing import window_violations
 
 WIRES = ("native", "openai", "anthropic")
 TOOLS = ("look", "move", "probe")

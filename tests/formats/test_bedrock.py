@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.audit.validity.bedrock import bedrock_violations
 from app.core.messages import Message, ToolCall
 from app.core.plan_types import CapOption, PlanOptions, SlidingWindow, WindowPlan
 from app.core.window import plan_window
@@ -22,7 +23,6 @@ from app.formats import (
 )
 from app.formats.fields import Problems
 from tests.formats.support import error_locs, turn_bounds
-from tests.pairing_bedrock import bedrock_violations
 
 NOTICE = "[dropped history — 2 earlier message(s) were removed]"
 IMAGE = {"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}}

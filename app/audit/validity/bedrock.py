@@ -1,4 +1,4 @@
-"""Amazon Bedrock Converse's rules for a `messages` list, written once (see tests/pairing.py).
+"""Amazon Bedrock Converse's rules for a `messages` list, written once (as in `.chat`).
 
 What the Converse API refuses in the windows it is sent:
 - the conversation must open on a user message, and the roles must alternate (a

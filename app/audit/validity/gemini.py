@@ -11,9 +11,9 @@ As the API states them for its own wire:
 - every `functionCall` part that carried a `thoughtSignature` when the model produced it still
   carries it, unchanged ("Function call is missing a thought_signature in functionCall parts");
 - the conversation (after `systemInstruction`, which is not in `contents`) opens on a user content
-  when the input did (checked against the input, as for every provider in `tests/pairing.py`).
+  when the input did (checked against the input, as for every provider in `.chat`).
 
-As in `tests/pairing.py`, a call left unanswered at the very end is an agent about to run it (or
+As in `.chat`, a call left unanswered at the very end is an agent about to run it (or
 to send the rest of a batch whose first results it already wrote), not a refusal.
 Each check returns the list of violations, one sentence each; [] means the API accepts it.
 """
@@ -52,7 +52,7 @@ def answered_calls(
     """(positions of the calls answered, the responses that answer none of them)."""
     answered: set[int] = set()
     strays: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
+    seen: dict[Any, int] = {}  # by name; a response may carry none
     for response in responses:
         name = response.get("name")
         k = seen[name] = seen.get(name, 0) + 1

@@ -1,0 +1,459 @@
+"""The replay: a recorded run's steps planned again, each configuration playing the agent.
+
+At every model call of a recorded transcript (a *step*), the messages before it are planned with
+each configuration, and the window is judged: the evidence it kept (`app.audit.evidence`), its
+tokens, whether a provider would refuse it (`app.audit.validity`), and what it costs next to the
+previous step's window under a prompt cache. The service's configurations are planned through the
+route's own pipeline (`read_plan_input`, `plan_window`, the dialect's placer and writer), in
+process or over HTTP against a running service; the peers through `app.audit.peers`.
+
+The budget of a file is fixed for all its steps, as a model's limit is, and each configuration
+plays the agent: step k of a file is sent as `iteration` k, with the non-null records of its own
+last two plans of that file as `prior_records`. docs/quality.md describes every figure.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from app.api.plan_input import read_plan_input
+from app.audit import evidence as ev
+from app.audit.peers import PEER_FUNCTIONS, OpenAIForm, PeerSkipped, openai_form
+from app.audit.validity import window_violations
+from app.core import plan_types as plan
+from app.core.messages import Message
+from app.core.tokens import TokenCounter, message_tokens, text_message_tokens
+from app.core.window import plan_window
+from app.errors import InvalidRequest
+from app.formats import Dialect
+
+MIN_BUDGET = 200
+DEFAULT_FRACTION = 0.35
+CACHED_SHARE = 0.1  # a cached prefix token billed at a tenth of an uncached one
+PRIOR_RECORDS = 2
+
+DEFAULT_CONFIGS: dict[str, Any] = {
+    "fit": {"strategy": {"kind": "fit", "max_tokens": "{B}"}},
+    "fit, no result pins": {
+        "strategy": {"kind": "fit", "max_tokens": "{B}"},
+        "keep_last_tool_results": 0,
+    },
+    "peer: LangChain trim_messages": {"peer": "trim"},
+    "peer: sliding window": {"peer": "sliding"},
+}
+
+
+class AuditError(Exception):
+    """A file the audit cannot read; the message says why."""
+
+
+@dataclass(frozen=True)
+class AuditFile:
+    """A transcript read once: its callers as sent, its core messages, and its steps."""
+
+    name: str
+    dialect: Dialect
+    system: Any
+    system_text: str | None
+    callers: list[Any]
+    messages: list[Message]
+    steps: list[int]
+
+    def prefix(self, step: int) -> list[Message]:
+        """The core messages of caller messages 0 … step−1."""
+        return [m for i, m in enumerate(self.messages) if source_of(m, i) < step]
+
+    def turn_at(self, step: int) -> list[Message]:
+        """The assistant turn caller message `step` begins: its core messages up to the next
+        message of another role."""
+        turn: list[Message] = []
+        for index, message in enumerate(self.messages):
+            if source_of(message, index) < step:
+                continue
+            if message.role != "assistant":
+                break
+            turn.append(message)
+        return turn
+
+
+def source_of(message: Message, index: int) -> int:
+    return index if message.source is None else message.source
+
+
+def read_file(path: Path) -> AuditFile:
+    """A file as the audit reads it (AuditError naming what is wrong): a JSON array of messages,
+    an object `{"format"?, "system"?, "messages"}`, or JSONL, one message per line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise AuditError(str(error)) from error
+    try:
+        value: Any = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        try:
+            value = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+        except orjson.JSONDecodeError as error:
+            raise AuditError(f"neither JSON nor JSONL: {error}") from error
+    if isinstance(value, list):
+        value = {"messages": value}
+    if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
+        raise AuditError("expected an array of messages or an object with `messages`")
+    body = {"format": value.get("format", "auto"), "messages": value["messages"]}
+    if value.get("system") is not None:
+        body["system"] = value["system"]
+    try:
+        read = read_plan_input(body, len(value["messages"]) + 1)
+    except InvalidRequest as error:
+        raise AuditError(f"not a transcript the service reads: {error}") from error
+    messages = read.messages
+    return AuditFile(
+        name=str(path),
+        dialect=read.dialect,
+        system=body.get("system"),
+        system_text=read.dialect.system_prompt_text(body.get("system")),
+        callers=list(read.callers),
+        messages=messages,
+        steps=steps_of(messages),
+    )
+
+
+def steps_of(messages: Sequence[Message]) -> list[int]:
+    """The caller indices t ≥ 2 at which an assistant turn begins: an assistant message (a
+    Responses run counts as one) right after a user or result message."""
+    steps = []
+    for index in range(1, len(messages)):
+        before, message = messages[index - 1], messages[index]
+        if message.role == "assistant" and before.role in ("user", "tool"):
+            start = source_of(message, index)
+            if start >= 2:
+                steps.append(start)
+    return steps
+
+
+def tokens_of(messages: Sequence[Message], system: str | None, count: TokenCounter) -> int:
+    total = sum(message_tokens(message, count) for message in messages)
+    return total + (0 if system is None else text_message_tokens(system, count))
+
+
+def budget_of(file: AuditFile, fraction: float, count: TokenCounter) -> int:
+    """`max(200, ceil(F × tokens(P)))`, P the prefix of the file's last step, system included."""
+    if not file.steps:
+        return MIN_BUDGET
+    prefix = file.prefix(file.steps[-1])
+    return max(MIN_BUDGET, math.ceil(fraction * tokens_of(prefix, file.system_text, count)))
+
+
+def substitute(value: Any, budget: int) -> Any:
+    """`value` with every string `"{B}"` replaced by the budget."""
+    if value == "{B}":
+        return budget
+    if isinstance(value, dict):
+        return {key: substitute(item, budget) for key, item in value.items()}
+    if isinstance(value, list):
+        return [substitute(item, budget) for item in value]
+    return value
+
+
+# ---- planning -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a configuration's plan gave: the window as sent, whether it engaged, the record to
+    send back, and how long the plan took."""
+
+    window: list[Any]
+    engaged: bool
+    record: Any
+    plan_ms: float
+
+
+class Planner(Protocol):
+    def __call__(self, body: dict[str, Any]) -> Planned: ...
+
+
+def plan_in_process(body: dict[str, Any]) -> Planned:
+    """The route's pipeline on a parsed body: read, plan, place, write (no HTTP)."""
+    started = time.perf_counter()
+    request = read_plan_input(body, len(body["messages"]) + 1)
+    dialect, callers, messages = request.dialect, list(request.callers), request.messages
+    result = plan_window(messages, request.options)
+    result = dialect.place_window(callers, messages, result)
+    notice = result.notice.content if result.notice else None
+    texts = {shaped.index: shaped.content for shaped in result.shaped_results}
+    window = dialect.write_window(callers, messages, result.removed, notice, texts)
+    elapsed = (time.perf_counter() - started) * 1000
+    record = plan.answered_record(result.record)
+    # The record as the answer writes it, so a plan here reads back what a client would send.
+    sent_back = None if record is None else orjson.loads(orjson.dumps(record))
+    return Planned(window, result.engaged, sent_back, elapsed)
+
+
+def http_planner(url: str) -> Planner:
+    """A planner posting each body to a running service's `POST /v1/window/plan`."""
+    import httpx
+
+    client = httpx.Client(base_url=url.rstrip("/"), timeout=60)
+
+    def planned(body: dict[str, Any]) -> Planned:
+        started = time.perf_counter()
+        try:
+            answer = client.post("/v1/window/plan", json=body)
+        except httpx.HTTPError as error:
+            raise AuditError(f"{url}: {error}") from error
+        elapsed = (time.perf_counter() - started) * 1000
+        if answer.status_code != 200:
+            raise AuditError(f"the service answered {answer.status_code}: {answer.text[:300]}")
+        content = answer.json()
+        return Planned(content["window"], content["engaged"], content.get("record"), elapsed)
+
+    return planned
+
+
+# ---- figures ------------------------------------------------------------------------------------
+
+
+@dataclass
+class StepFigures:
+    file: str
+    step: int
+    index: int  # k, 1-based within the file
+    tokens: int
+    evidence: int
+    kept: int
+    engaged: bool
+    cache_miss: bool
+    billed: float
+    invalid: bool
+    plan_ms: float
+
+
+@dataclass
+class ConfigFigures:
+    """The figures of one configuration over every step of every file."""
+
+    name: str
+    peer: str | None
+    series: list[StepFigures] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        evidence = sum(s.evidence for s in self.series)
+        kept = sum(s.kept for s in self.series)
+        return {
+            "steps": len(self.series),
+            "engaged_steps": sum(s.engaged for s in self.series),
+            "evidence": evidence,
+            "kept": kept,
+            "evidence_kept": None if evidence == 0 else kept / evidence,
+            "tokens_sent": sum(s.tokens for s in self.series),
+            "billed_tokens": round(sum(s.billed for s in self.series)),
+            "cache_misses": sum(s.cache_miss for s in self.series),
+            "invalid_windows": sum(s.invalid for s in self.series),
+            "plan_ms_median": statistics.median(s.plan_ms for s in self.series)
+            if self.series
+            else None,
+        }
+
+
+@dataclass(frozen=True)
+class Window:
+    """A window judged: its messages as sent, the core messages each one shows, and the system
+    prompt it carries."""
+
+    wire: list[Any]
+    core: list[list[Message]]  # per sent message, the core messages read from it
+    system: str | None
+
+
+def billed(window: Window, previous: Window | None, count: TokenCounter) -> tuple[bool, float]:
+    """(a cache miss, the billed tokens): the longest common prefix of messages with the previous
+    step's window (the system prompt first, equal or not) at a tenth, the rest in full."""
+    costs = [sum(message_tokens(m, count) for m in core) for core in window.core]
+    system = 0 if window.system is None else text_message_tokens(window.system, count)
+    if previous is None or previous.system != window.system:
+        return True, float(system + sum(costs))
+    common = 0
+    for mine, theirs in zip(window.wire, previous.wire, strict=False):
+        if mine != theirs:
+            break
+        common += 1
+    miss = common < len(previous.wire)
+    cached = system + sum(costs[:common])
+    return miss, CACHED_SHARE * cached + sum(costs[common:])
+
+
+def core_by_message(dialect: Dialect, wire: list[Any]) -> list[list[Message]]:
+    """The core messages read from each message of a window, by the window's own indices."""
+    core: list[list[Message]] = [[] for _ in wire]
+    for index, message in enumerate(dialect.read(wire)):
+        core[source_of(message, index)].append(message)
+    return core
+
+
+@dataclass
+class Audit:
+    """One run of the audit: files, configurations, budget fraction, tokenizer, planner."""
+
+    configs: Mapping[str, Any]
+    fraction: float
+    tokenizer: str
+    count: TokenCounter
+    planner: Planner = plan_in_process
+    progress: Callable[[int, int], None] | None = None
+    files: list[dict[str, Any]] = field(default_factory=list)
+    figures: dict[str, ConfigFigures] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, config in self.configs.items():
+            peer = config.get("peer") if isinstance(config, dict) else None
+            self.figures[name] = ConfigFigures(name, peer)
+
+    def run(self, paths: Sequence[Path], errors: Callable[[str], None]) -> None:
+        read: list[AuditFile] = []
+        for path in paths:
+            try:
+                file = read_file(path)
+            except AuditError as error:
+                errors(f"{path}: {error}")
+                self.files.append({"file": str(path), "error": str(error)})
+                continue
+            read.append(file)
+        total = sum(len(file.steps) for file in read) * len(self.configs)
+        done = 0
+        for file in read:
+            budget = budget_of(file, self.fraction, self.count)
+            entry: dict[str, Any] = {
+                "file": file.name,
+                "format": file.dialect.name,
+                "steps": len(file.steps),
+                "budget": budget,
+            }
+            if not file.steps:
+                entry["note"] = "no steps"
+            self.files.append(entry)
+            for name, config in self.configs.items():
+                self.replay(file, budget, self.figures[name], config)
+                done += len(file.steps)
+                if self.progress is not None:
+                    self.progress(done, total)
+
+    def replay(self, file: AuditFile, budget: int, figures: ConfigFigures, config: Any) -> None:
+        previous: Window | None = None
+        records: list[Any] = []
+        for k, step in enumerate(file.steps, start=1):
+            prefix = file.prefix(step)
+            action = ev.action_identifiers(file.turn_at(step))
+            found = ev.evidence(action, prefix, file.system_text)
+            try:
+                window, planned = self.window(file, step, prefix, budget, config, k, records)
+            except PeerSkipped as error:
+                figures.skipped.append({"file": file.name, "reason": str(error)})
+                return
+            shown = [m for core in window.core for m in core]
+            kept = ev.kept(found, ev.shown_texts(shown, window.system))
+            miss, cost = billed(window, previous, self.count)
+            invalid = self.violations(file, step, window, figures)
+            figures.series.append(
+                StepFigures(
+                    file=file.name,
+                    step=step,
+                    index=k,
+                    tokens=tokens_of(shown, window.system, self.count),
+                    evidence=len(found),
+                    kept=len(kept),
+                    engaged=planned.engaged,
+                    cache_miss=miss,
+                    billed=cost,
+                    invalid=invalid,
+                    plan_ms=planned.plan_ms,
+                )
+            )
+            if planned.record is not None:
+                records = [*records, planned.record][-PRIOR_RECORDS:]
+            previous = window
+
+    def window(
+        self,
+        file: AuditFile,
+        step: int,
+        prefix: list[Message],
+        budget: int,
+        config: Any,
+        k: int,
+        records: list[Any],
+    ) -> tuple[Window, Planned]:
+        if isinstance(config, dict) and "peer" in config:
+            return self.peer_window(file, prefix, budget, config["peer"])
+        body = dict(substitute(config, budget))
+        body.setdefault("tokenizer", self.tokenizer)
+        body.update(
+            format=file.dialect.name,
+            messages=file.callers[:step],
+            iteration=k,
+            prior_records=records,
+        )
+        if file.system is not None:
+            body["system"] = file.system
+        planned = self.planner(body)
+        window = Window(
+            planned.window, core_by_message(file.dialect, planned.window), file.system_text
+        )
+        return window, planned
+
+    def peer_window(
+        self, file: AuditFile, prefix: list[Message], budget: int, peer: str
+    ) -> tuple[Window, Planned]:
+        started = time.perf_counter()
+        form: OpenAIForm = openai_form(prefix, file.system_text, self.count)
+        kept = PEER_FUNCTIONS[peer](form, budget)
+        elapsed = (time.perf_counter() - started) * 1000
+        # The system prompt travels as the form's first message; the window carries it apart,
+        # as a top-level one, so that it is counted once and compared on its own for the cache.
+        has_system = bool(kept) and form.core[kept[0]] is None
+        rest = kept[1:] if has_system else kept
+        core = [[message] for i in rest if (message := form.core[i]) is not None]
+        window = Window(
+            [form.wire[i] for i in rest], core, file.system_text if has_system else None
+        )
+        engaged = len(kept) < len(form.wire)
+        return window, Planned(window.wire, engaged, None, elapsed)
+
+    def violations(
+        self, file: AuditFile, step: int, window: Window, figures: ConfigFigures
+    ) -> bool:
+        if figures.peer is not None:
+            sent: list[Any] = openai_form(file.prefix(step), None, self.count).wire
+            found = window_violations("openai", sent, window.wire)
+        else:
+            found = window_violations(file.dialect.name, file.callers[:step], window.wire)
+        for problem in found[:3]:
+            figures.violations.append(f"{file.name} step {step}: {problem}")
+        return bool(found)
+
+    def summary(self) -> dict[str, Any]:
+        configurations = {}
+        for name, figures in self.figures.items():
+            summary = figures.summary()
+            if figures.skipped:
+                summary["skipped"] = figures.skipped
+            configurations[name] = summary
+        return {
+            "budget_fraction": self.fraction,
+            "tokenizer": self.tokenizer,
+            "files": self.files,
+            "configurations": configurations,
+        }
+
+    def series(self) -> Iterator[tuple[str, list[StepFigures]]]:
+        for name, figures in self.figures.items():
+            yield name, figures.series

@@ -1,0 +1,189 @@
+"""The audit's reports: the table on stdout, and one self-contained HTML page.
+
+The page must open anywhere, offline and years later, so it carries everything inline: its style,
+and its charts as SVG written here (no script, no external request). Numbers are written as the
+table writes them, so the page and the terminal never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from app.audit.replay import Audit, StepFigures
+
+COLUMNS = (
+    ("configuration", "configuration"),
+    ("evidence kept", "evidence_kept"),
+    ("kept/evidence", "kept"),
+    ("tokens sent", "tokens_sent"),
+    ("billed", "billed_tokens"),
+    ("misses", "cache_misses"),
+    ("invalid", "invalid_windows"),
+    ("engaged", "engaged_steps"),
+    ("plan ms", "plan_ms_median"),
+)
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
+
+
+def cells(name: str, figures: dict[str, Any]) -> list[str]:
+    """One row of the table as texts."""
+    share = figures["evidence_kept"]
+    median = figures["plan_ms_median"]
+    row = [
+        name,
+        "n/a" if share is None else f"{share:.1%}",
+        f"{figures['kept']}/{figures['evidence']}",
+        f"{figures['tokens_sent']:,}",
+        f"{figures['billed_tokens']:,}",
+        f"{figures['cache_misses']}/{figures['steps']}",
+        str(figures["invalid_windows"]),
+        f"{figures['engaged_steps']}/{figures['steps']}",
+        "n/a" if median is None else f"{median:.2f}",
+    ]
+    if figures.get("skipped"):
+        row[0] += f" (skipped on {len(figures['skipped'])} file(s))"
+    return row
+
+
+def table(summary: dict[str, Any]) -> str:
+    """The table of every configuration, in columns padded for a terminal."""
+    rows = [[title for title, _ in COLUMNS]]
+    rows += [cells(name, figures) for name, figures in summary["configurations"].items()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = []
+    for number, row in enumerate(rows):
+        lines.append(
+            "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+            ).rstrip()
+        )
+        if number == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    files = ", ".join(
+        f"{Path(f['file']).name} ({f['format']}, {f['steps']} steps, B={f['budget']})"
+        if "error" not in f
+        else f"{Path(f['file']).name} (unreadable)"
+        for f in summary["files"]
+    )
+    head = (
+        f"budget fraction {summary['budget_fraction']}, tokenizer {summary['tokenizer']}; "
+        f"files: {files}"
+    )
+    return head + "\n" + "\n".join(lines)
+
+
+def _scatter(summary: dict[str, Any]) -> str:
+    """Evidence kept (y) against tokens sent (x), one labelled point per configuration."""
+    points = [
+        (name, figures["tokens_sent"], figures["evidence_kept"])
+        for name, figures in summary["configurations"].items()
+        if figures["evidence_kept"] is not None
+    ]
+    width, height, pad = 640, 320, 50
+    most = max((x for _, x, _ in points), default=1) or 1
+    parts = [
+        f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="evidence kept against '
+        'tokens sent">',
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - 10}" y2="{height - pad}" '
+        'class="axis"/>',
+        f'<line x1="{pad}" y1="10" x2="{pad}" y2="{height - pad}" class="axis"/>',
+        f'<text x="{width // 2}" y="{height - 12}" text-anchor="middle">tokens sent</text>',
+        f'<text x="14" y="{height // 2}" transform="rotate(-90 14 {height // 2})" '
+        'text-anchor="middle">evidence kept</text>',
+    ]
+    for tick in (0, 0.5, 1):
+        y = height - pad - tick * (height - pad - 10)
+        parts.append(f'<text x="{pad - 6}" y="{y + 4:.0f}" text-anchor="end">{tick:.0%}</text>')
+    parts.append(
+        f'<text x="{width - 10}" y="{height - pad + 16}" text-anchor="end">{most:,}</text>'
+    )
+    for number, (name, x, y) in enumerate(points):
+        cx = pad + x / most * (width - pad - 20)
+        cy = height - pad - y * (height - pad - 10)
+        colour = PALETTE[number % len(PALETTE)]
+        parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="6" fill="{colour}"/>')
+        parts.append(
+            f'<text x="{cx + 9:.1f}" y="{cy + 4:.1f}" fill="{colour}">{escape(name)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _lines(title: str, series: dict[str, list[float]]) -> str:
+    """One small line chart: a line per configuration over a file's steps."""
+    width, height, pad = 640, 180, 40
+    longest = max((len(values) for values in series.values()), default=1)
+    top = max((max(values) for values in series.values() if values), default=1) or 1
+    parts = [
+        f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
+        f'<text x="{pad}" y="14">{escape(title)} (max {top:,.0f})</text>',
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - 10}" y2="{height - pad}" '
+        'class="axis"/>',
+    ]
+    for number, values in enumerate(series.values()):
+        step = (width - pad - 20) / max(1, longest - 1)
+        coords = " ".join(
+            f"{pad + i * step:.1f},{height - pad - v / top * (height - pad - 24):.1f}"
+            for i, v in enumerate(values)
+        )
+        colour = PALETTE[number % len(PALETTE)]
+        parts.append(f'<polyline points="{coords}" fill="none" stroke="{colour}"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def legend(names: Sequence[str]) -> str:
+    return "".join(
+        f'<span class="key" style="color:{PALETTE[i % len(PALETTE)]}">■ {escape(name)}</span>'
+        for i, name in enumerate(names)
+    )
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}
+table{border-collapse:collapse}td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd}
+td:not(:first-child),th:not(:first-child){text-align:right}svg{width:100%;height:auto}
+svg text{font-size:11px;fill:#444}.axis{stroke:#999}.key{margin-right:1rem}
+"""
+
+
+def html(audit: Audit) -> str:
+    """The page: the table, the chart of evidence kept against tokens sent, and per file a line
+    per configuration of its window tokens and of its evidence kept over the steps."""
+    summary = audit.summary()
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells(name, figures)) + "</tr>"
+        for name, figures in summary["configurations"].items()
+    )
+    head = "".join(f"<th>{escape(title)}</th>" for title, _ in COLUMNS)
+    names = list(summary["configurations"])
+    files = []
+    for entry in summary["files"]:
+        if "error" in entry or not entry["steps"]:
+            continue
+        by_config: dict[str, list[StepFigures]] = {
+            name: [s for s in series if s.file == entry["file"]] for name, series in audit.series()
+        }
+        tokens = {name: [float(s.tokens) for s in steps] for name, steps in by_config.items()}
+        kept = {name: [float(s.kept) for s in steps] for name, steps in by_config.items()}
+        files.append(
+            f"<h3>{escape(entry['file'])}</h3><p>{escape(entry['format'])}, "
+            f"{entry['steps']} steps, budget {entry['budget']:,} tokens</p>"
+            + _lines("window tokens per step", tokens)
+            + _lines("evidence kept per step", kept)
+        )
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        "<title>Context Window Planner audit</title>"
+        f"<style>{STYLE}</style><h1>Audit</h1>"
+        f"<p>Budget fraction {summary['budget_fraction']}, tokenizer "
+        f"{escape(summary['tokenizer'])}. Billed tokens count a cached prefix at 10%, a "
+        "simplification of the providers' cache prices.</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        f"<h2>Evidence kept against tokens sent</h2>{_scatter(summary)}"
+        f"<h2>Per file</h2><p>{legend(names)}</p>{''.join(files)}</html>\n"
+    )

@@ -1,0 +1,144 @@
+"""The audit command: a recorded sample's figures checked by hand, no invalid window of the
+service's configurations on any bundled sample, the peers, and the command's files and answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.audit import cli
+from app.audit.peers import openai_form, sliding, trim
+from app.audit.replay import DEFAULT_CONFIGS, Audit, read_file
+from app.core.messages import Message, ToolCall
+from app.tokenizers import counter
+
+SAMPLES = cli.sample_paths()
+OPENHANDS = next(path for path in SAMPLES if path.name == "openhands-todo-app.json")
+SERVICE_CONFIGS = {name: c for name, c in DEFAULT_CONFIGS.items() if "peer" not in c}
+
+
+def audit_of(paths: list[Path], configs: dict[str, Any], fraction: float = 0.35) -> Audit:
+    audit = Audit(configs, fraction, "estimate", counter("estimate"))
+    audit.run(paths, pytest.fail)
+    return audit
+
+
+def test_the_bundled_samples_are_three_agents_in_three_dialects() -> None:
+    formats = {read_file(path).dialect.name for path in SAMPLES}
+    assert formats == {"openai", "anthropic", "bedrock"}
+    assert all(path.stat().st_size < 300_000 for path in SAMPLES)
+
+
+def test_a_recorded_sample_checked_by_hand() -> None:
+    """The OpenHands run, at F = 0.35, under `fit`.
+
+    By hand, from the sample: its ten messages cost, by the `estimate` count (a quarter of the
+    UTF-8 bytes rounded up, 4 a message, 3 and the name and arguments a call), 85, 68, 21, 1061,
+    1009, 574, 554, 43, 19 and 310 tokens. A step is an assistant message after a user or result
+    message at index 2 or later: 3, 5, 7 and 9 (message 1 follows the user at index 0). The last
+    step's prefix is messages 0–8, 3,434 tokens, so B = ceil(0.35 × 3,434) = ceil(1,201.9) = 1,202.
+    Step 3's prefix (85 + 68 + 21 = 174) is under B: nothing engages, the window is the prefix,
+    and, the file's first step, a miss billed in full (174). Step 5's prefix (174 + 1061 + 1009 =
+    2,244) is over B, so `fit` engages, but the last two turns and the last results are pinned,
+    so the window is the whole prefix again: it begins with step 3's window, so no miss, and it is
+    billed 0.1 × 174 + 2,070 = 2,087.4. Evidence: every identifier the calls use was first written
+    by the model itself (`/workspace/todo-app` in its first call) or appears nowhere before the
+    step (`8000`, the file contents it creates), so there is none: evidence kept is null.
+    """
+    audit = audit_of([OPENHANDS], {"fit": DEFAULT_CONFIGS["fit"]})
+    (entry,) = audit.files
+    assert (entry["format"], entry["steps"], entry["budget"]) == ("bedrock", 4, 1202)
+    series = audit.figures["fit"].series
+    assert [s.step for s in series] == [3, 5, 7, 9]
+    assert [s.tokens for s in series[:2]] == [174, 2244]
+    assert [s.engaged for s in series[:2]] == [False, True]
+    assert [s.cache_miss for s in series[:2]] == [True, False]
+    assert [s.billed for s in series[:2]] == [174, pytest.approx(2087.4)]
+    summary = audit.summary()["configurations"]["fit"]
+    assert (summary["evidence"], summary["kept"], summary["evidence_kept"]) == (0, 0, None)
+    assert summary["invalid_windows"] == 0
+
+
+@pytest.mark.parametrize("fraction", [0.35, 0.2])
+def test_no_service_window_is_invalid_on_any_sample(fraction: float) -> None:
+    audit = audit_of(SAMPLES, SERVICE_CONFIGS, fraction)
+    for figures in audit.figures.values():
+        assert figures.violations == []
+        assert len(figures.series) == sum(len(read_file(path).steps) for path in SAMPLES)
+    assert audit.summary()["configurations"]["fit"]["evidence"] > 0
+
+
+def transcript() -> list[Message]:
+    return [
+        Message("system", "be brief"),
+        Message("user", "start"),
+        Message("assistant", tool_calls=(ToolCall("c1", "read", arguments='{"p": "a_1"}'),)),
+        Message("tool", "x" * 400, tool_call_id="c1"),
+        Message("user", "again"),
+        Message("assistant", "ok"),
+    ]
+
+
+def test_the_peers_keep_the_newest_whole_turns_with_the_system() -> None:
+    count = counter("estimate")
+    form = openai_form(transcript(), None, count)
+    assert sliding(form, 10_000) == [0, 1, 2, 3, 4, 5]
+    assert sliding(form, 30) == [0, 4, 5]  # the call's turn (its 400-character result) is too big
+    assert trim(form, 30) == [0, 4, 5]  # LangChain's, starting on a human message
+    assert trim(form, 10) == [0]  # the system alone
+
+
+def write(path: Path, value: Any) -> Path:
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
+
+
+def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    short = write(tmp_path / "short.json", [{"role": "user", "content": "hi"}])
+    lines = tmp_path / "run.jsonl"
+    sample = json.loads(OPENHANDS.read_text(encoding="utf-8"))
+    lines.write_text("\n".join(json.dumps(m) for m in sample["messages"]), encoding="utf-8")
+    out_json, out_html = tmp_path / "a.json", tmp_path / "a.html"
+    status = cli.main(
+        [str(broken), str(short), str(lines), "--json", str(out_json), "--html", str(out_html)]
+    )
+    assert status == 0
+    captured = capsys.readouterr()
+    (error,) = captured.err.strip().splitlines()
+    assert error.startswith(f"{broken}: ")
+    assert f"{short}: no steps" in captured.out
+    assert "peer: sliding window" in captured.out
+    report = json.loads(out_json.read_text(encoding="utf-8"))
+    assert set(report) >= {"budget_fraction", "tokenizer", "files", "configurations"}
+    assert report["files"][0] == {"file": str(broken), "error": error.split(": ", 1)[1]}
+    assert report["files"][1]["steps"] == 0
+    assert report["files"][2]["format"] == "bedrock"  # JSONL, the format detected
+    for figures in report["configurations"].values():
+        assert set(figures) >= {
+            "steps", "engaged_steps", "evidence", "kept", "evidence_kept", "tokens_sent",
+            "billed_tokens", "cache_misses", "invalid_windows", "plan_ms_median",
+        }  # fmt: skip
+    page = out_html.read_text(encoding="utf-8")
+    assert (
+        "<svg" in page and "<table>" in page and "http://" not in page.replace("http://0.0.0.0", "")
+    )
+
+
+def test_the_configurations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--print-config"]) == 0
+    assert json.loads(capsys.readouterr().out) == DEFAULT_CONFIGS
+    config = write(
+        tmp_path / "c.json",
+        {"tight": {"strategy": {"kind": "fit", "max_tokens": "{B}", "target_tokens": 100}}},
+    )
+    swe = next(path for path in SAMPLES if path.name.startswith("swe-agent"))
+    # It keeps all 4 ids of its evidence: 100% passes 1.0 and fails anything above.
+    assert cli.main([str(swe), "--config", str(config), "--fail-under", "1.0"]) == 0
+    assert "tight                 100.0%            4/4" in capsys.readouterr().out
+    assert cli.main([str(swe), "--config", str(config), "--fail-under", "1.01"]) == 1
+    assert "tight: evidence kept 100.0% is under 101.0%" in capsys.readouterr().err
