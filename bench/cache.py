@@ -4,8 +4,12 @@ A simulated agent works one task for `--requests` requests (default 400). Before
 it plans its transcript with the strategy under test, sends the planned window (the model is not
 called: its reply is drawn from a fixed seed), then appends the model's turn (one to three
 parallel tool calls and their results, 20 characters to 20 KB each, as `bench.generate` draws
-them, or now and then a plain reply) to the window it sent, which is its history from then on.
-Every strategy sees the same turns in the same order.
+them, or now and then a plain reply). Two agents are run for every strategy:
+- `window`: it appends the turn to the window it sent, which is its history from then on;
+- `full-history`: it keeps its whole history (as the clients' framework hooks do) and plans all of
+  it on every request, so the service sees the history grow by one turn per request.
+Both count their iterations and send back the last two records they received (`prior_records`).
+Every strategy and agent sees the same turns in the same order.
 
 Per strategy, over the run:
 - `misses`: requests whose window does not begin with the whole previous window. A provider
@@ -13,7 +17,8 @@ Per strategy, over the run:
 - `sent`: tokens sent in all (`stats.tokens_after`, counted with `estimate`);
 - `billed`: tokens a provider would bill if cached reads cost a tenth: the tokens of the longest
   common prefix of this window and the previous one at 10 %, the rest in full;
-- `cuts`, `largest`: requests that removed something, and the largest window sent.
+- `cuts`, `largest`: requests that removed something, and the largest window sent;
+- `held`: under `fit`, requests whose cut was the previous one, held (`budget.held`).
 
 The strategies are given comparable budgets: a model limit of `--limit` tokens (default 24,000)
 for `fit` (default target, and target = limit), the token-budget threshold at the same limit
@@ -57,21 +62,25 @@ def model_turns(seed: int) -> Iterator[list[dict[str, Any]]]:
 @dataclass
 class Tally:
     name: str
+    agent: str
     requests: int = 0
     misses: int = 0
     sent: int = 0
     billed: float = 0.0
     cuts: int = 0
+    held: int = 0
     largest: int = 0
 
     def row(self) -> dict[str, Any]:
         return {
             "strategy": self.name,
+            "agent": self.agent,
             "requests": self.requests,
             "misses": self.misses,
             "tokens_sent": self.sent,
             "tokens_billed": round(self.billed),
             "cuts": self.cuts,
+            "held": self.held,
             "largest_window": self.largest,
         }
 
@@ -91,10 +100,16 @@ def common_prefix(previous: list[Any], window: list[Any]) -> int:
     return length
 
 
-def run(name: str, strategy: dict[str, Any], requests: int, seed: int) -> Tally:
-    """One agent run under `strategy` (its `measured` filled in by the run for token-budget)."""
+AGENTS = ("window", "full-history")
+
+
+def run(
+    name: str, strategy: dict[str, Any], requests: int, seed: int, agent: str = "window"
+) -> Tally:
+    """One agent run under `strategy` (its `measured` filled in by the run for token-budget);
+    `agent` is one of `AGENTS`."""
     metrics = create_metrics()
-    tally = Tally(name)
+    tally = Tally(name, agent)
     history: list[Any] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": TASK},
@@ -132,9 +147,10 @@ def run(name: str, strategy: dict[str, Any], requests: int, seed: int) -> Tally:
         tally.sent += sum(tokens)
         tally.billed += 0.1 * cached + (sum(tokens) - cached)
         tally.cuts += int(answer["stats"]["removed_message_count"] > 0)
+        tally.held += int(bool(answer.get("budget", {}).get("held")))
         tally.largest = max(tally.largest, sum(tokens))
         previous, previous_tokens = window, tokens
-        history = [*window, *next(turns)]
+        history = [*(history if agent == "full-history" else window), *next(turns)]
     return tally
 
 
@@ -147,6 +163,49 @@ def average_turn_tokens(seed: int, count: int = 400) -> float:
     return sum(sizes) / len(sizes)
 
 
+def fit_to_sliding(rows: list[dict[str, Any]], report: dict[str, Any], keep: int) -> float:
+    """The full-history agent's misses under `fit` (default target) over the sliding window's:
+    the median over the seeds when several were run, else this run's."""
+    ratios = report.get("full_history_ratios")
+    if ratios:
+        ordered = sorted(ratio["ratio"] for ratio in ratios)
+        middle = len(ordered) // 2
+        median = (
+            ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        )
+        print(f"full-history: fit misses / sliding-window misses, median over seeds: {median:.3f}")
+        return float(median)
+    misses = {row["strategy"]: row["misses"] for row in rows if row["agent"] == "full-history"}
+    ratio = misses[FIT_DEFAULT] / max(1, misses[sliding_name(keep)])
+    print(f"full-history: fit misses / sliding-window misses: {ratio:.3f}")
+    return ratio
+
+
+def miss_ratios(
+    strategies: dict[str, dict[str, Any]], args: argparse.Namespace, keep: int
+) -> list[dict[str, Any]]:
+    """The full-history agent's misses under `fit` (default target) and the sliding window at
+    each seed."""
+    ratios = []
+    for seed in range(args.seed, args.seed + args.seeds):
+        fit = run(FIT_DEFAULT, strategies[FIT_DEFAULT], args.requests, seed, "full-history")
+        name = sliding_name(keep)
+        sliding = run(name, strategies[name], args.requests, seed, "full-history")
+        ratio = fit.misses / max(1, sliding.misses)
+        print(f"seed {seed}: fit {fit.misses} misses, sliding-window {sliding.misses}", flush=True)
+        ratios.append(
+            {"seed": seed, "fit": fit.misses, "sliding_window": sliding.misses, "ratio": ratio}
+        )
+    return ratios
+
+
+FIT_DEFAULT = "fit (target default, 0.8 × limit)"
+
+
+def sliding_name(keep: int) -> str:
+    return f"sliding-window (keep {keep} turns)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench.cache", description=__doc__.split("\n")[0]
@@ -154,6 +213,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--limit", type=int, default=24_000, help="the model's budget, in tokens")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="runs of the full-history agent at seeds seed … seed+N−1, for the median ratio of "
+        "fit's misses to the sliding window's",
+    )
     parser.add_argument("--output", type=str, default="bench/results/cache.json")
     args = parser.parse_args()
     if args.requests < 300:
@@ -161,9 +227,9 @@ def main() -> None:
     limit = args.limit
     keep = max(2, round(0.9 * limit / average_turn_tokens(args.seed)))
     strategies = {
-        "fit (target default, 0.8 × limit)": {"kind": "fit", "max_tokens": limit},
+        FIT_DEFAULT: {"kind": "fit", "max_tokens": limit},
         "fit (target = limit)": {"kind": "fit", "max_tokens": limit, "target_tokens": limit},
-        f"sliding-window (keep {keep} turns)": {
+        sliding_name(keep): {
             "kind": "sliding-window",
             "keep_recent_turns": keep,
         },
@@ -171,19 +237,29 @@ def main() -> None:
     }
     rows = []
     print(
-        f"{'strategy':<38}{'requests':>9}{'misses':>8}{'cuts':>6}{'sent':>12}{'billed':>12}"
-        f"{'largest':>9}",
+        f"{'strategy':<38}{'agent':>14}{'requests':>9}{'misses':>8}{'cuts':>6}{'held':>6}"
+        f"{'sent':>12}{'billed':>12}{'largest':>9}",
         flush=True,
     )
-    for name, strategy in strategies.items():
-        row = run(name, strategy, args.requests, args.seed).row()
-        rows.append(row)
-        print(
-            f"{name:<38}{row['requests']:>9}{row['misses']:>8}{row['cuts']:>6}"
-            f"{row['tokens_sent']:>12,}{row['tokens_billed']:>12,}{row['largest_window']:>9,}",
-            flush=True,
-        )
-    report = {"limit_tokens": limit, "requests": args.requests, "seed": args.seed, "rows": rows}
+    for agent in AGENTS:
+        for name, strategy in strategies.items():
+            row = run(name, strategy, args.requests, args.seed, agent).row()
+            rows.append(row)
+            print(
+                f"{name:<38}{agent:>14}{row['requests']:>9}{row['misses']:>8}{row['cuts']:>6}"
+                f"{row['held']:>6}{row['tokens_sent']:>12,}{row['tokens_billed']:>12,}"
+                f"{row['largest_window']:>9,}",
+                flush=True,
+            )
+    report: dict[str, Any] = {
+        "limit_tokens": limit,
+        "requests": args.requests,
+        "seed": args.seed,
+        "rows": rows,
+    }
+    if args.seeds > 1:
+        report["full_history_ratios"] = miss_ratios(strategies, args, keep)
+    report["full_history_fit_to_sliding"] = fit_to_sliding(rows, report, keep)
     with open(args.output, "wb") as out:
         out.write(orjson.dumps(report, option=orjson.OPT_INDENT_2))
     print(f"wrote {args.output}")

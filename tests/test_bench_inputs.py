@@ -76,6 +76,18 @@ def test_the_cache_run_tallies_what_it_sent():
     assert window_tokens([{"role": "user", "content": "abcd"}]) == [1 + 4]
 
 
+def test_the_full_history_agent_holds_fits_cut():
+    from bench.cache import run
+
+    fit = run("fit", {"kind": "fit", "max_tokens": 6_000}, 60, 11, "full-history")
+    sliding = run(
+        "sliding", {"kind": "sliding-window", "keep_recent_turns": 4}, 60, 11, "full-history"
+    )
+    # Over the budget on every request once cut, but the cut is held: a miss only when it moves.
+    assert fit.largest <= 6_000 and fit.held > 0 and fit.held + fit.misses >= fit.cuts
+    assert 4 * fit.misses <= sliding.misses
+
+
 def test_a_transcript_never_holds_more_messages_than_asked():
     # The largest benchmark size is the service's message limit: one message more is a 422.
     for size in range(1, 400):

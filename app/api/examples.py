@@ -361,7 +361,7 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
         "description": (
             "Counted exactly with `o200k_base`, with 2,000 tokens reserved for the tool schemas "
             "and the reply: 2,679 in all, over the 2,600 budget. Removing the oldest tool turn "
-            "(the long file) and adding the notice brings it to 2,509, under the 2,550 target, "
+            "(the long file) and adding the notice brings it to 2,505, under the 2,550 target, "
             "so the test-log turn is kept `within-budget` and the next requests re-send the same "
             "prefix. `budget` says what was counted; send `stats.tokens_counted` back as "
             "`calibration.counted` with the provider's usage to scale the counts to its own."

@@ -20,6 +20,7 @@ from app.api.body import raise_if_any, require_object
 from app.api.problems import pydantic_errors
 from app.api.schemas.plan_request import (
     PlanRequest,
+    PriorRecord,
     SlidingWindowStrategy,
     TokenBudgetStrategy,
     strategy_error_locs,
@@ -109,6 +110,18 @@ def validate_plan_request(raw: dict[str, Any], errors: list[FieldError]) -> Plan
         return None
 
 
+def prior_record(record: PriorRecord) -> plan.PriorRecord:
+    """What the core reads back from a record sent in `prior_records`. Its `strategy` is kept
+    only as a string: any other value (or none) names no strategy, so it holds no `fit` cut and
+    is never an error (a record is sent back as received, and older records may lack it)."""
+    strategy = (record.model_extra or {}).get("strategy")
+    return plan.PriorRecord(
+        record.removed_message_count,
+        tuple(refusal.reason for refusal in record.refusals),
+        strategy if isinstance(strategy, str) else None,
+    )
+
+
 def core_options(
     body: PlanRequest, ledger: tuple[StandingRow, ...] | None, dialect: Dialect, system: Any
 ) -> plan.PlanOptions:
@@ -144,10 +157,7 @@ def core_options(
         request_text=body.request_text,
         paused=plan.Paused(body.paused.tool_call_id, body.paused.check_in) if body.paused else None,
         iteration=body.iteration,
-        prior_records=tuple(
-            plan.PriorRecord(record.removed_message_count, tuple(r.reason for r in record.refusals))
-            for record in body.prior_records or ()
-        ),
+        prior_records=tuple(prior_record(record) for record in body.prior_records or ()),
         system_chars=system_chars,
         system_text=system_text,
         tokenizer=None

@@ -5,7 +5,8 @@ model knows history is gone (and, on the rich rung, which tools to call again ra
 their output from memory). A notice is inserted only when it is strictly smaller than what it
 replaces. Tool names are model-visible text written by tools, so only plain identifiers are quoted;
 others are left out, never shortened or escaped. When nothing fits and a non-user message would
-open the window, providers would refuse it, so the removal is refused instead.
+open the window, providers would refuse it, so the removal is refused instead. Under `fit` the
+notice names no iteration.
 """
 
 from __future__ import annotations
@@ -46,8 +47,14 @@ def notice_text(
     kept_request: bool,
     tool_list: str | None,
 ) -> str:
-    """The notice; `kept_request` adds the kept-request sentence, `tool_list` the tool sentence."""
+    """The notice; `kept_request` adds the kept-request sentence, `tool_list` the tool sentence.
+
+    Under `fit` the iteration is left out: the notice is then the same text for as long as the
+    span is the same, so a provider's prompt cache keeps serving the window after it (an agent
+    that counts its iterations would otherwise miss the cache on every request).
+    """
     kept = KEPT_REQUEST_SENTENCE if kept_request else ""
+    when = "" if strategy == "fit" else f" at iteration {iteration}"
     tools = (
         ""
         if tool_list is None
@@ -55,8 +62,8 @@ def notice_text(
         "output; do not rebuild ids or values from memory. "
     )
     return (
-        f"[dropped history — {removed_count} earlier message(s) were removed from this window at "
-        f"iteration {iteration} by the '{strategy}' strategy of the context planner. {kept}{tools}"
+        f"[dropped history — {removed_count} earlier message(s) were removed from this window"
+        f"{when} by the '{strategy}' strategy of the context planner. {kept}{tools}"
         "They were not summarized; they are simply not re-sent.]"
     )
 

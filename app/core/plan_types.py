@@ -129,10 +129,13 @@ class CapOption:
 
 @dataclass(frozen=True, slots=True)
 class PriorRecord:
-    """The two things the stand-down reads back from a record this service returned earlier."""
+    """What is read back from a record this service returned earlier: the stand-down reads the
+    count removed and the refusals' reasons, the `fit` strategy's held cut the count and the
+    strategy (None when the record's `strategy` is not a string: it then holds no cut)."""
 
     removed_message_count: int
     refusal_reasons: tuple[str, ...]
+    strategy: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +269,9 @@ class Stats:
 
 @dataclass(frozen=True)
 class Budget:
-    """The `fit` strategy's budget: the totals before and after, and whether the plan met it
-    (not engaged: the window is within `max_tokens`, so it is met)."""
+    """The `fit` strategy's budget: the totals before and after, whether the plan met it (not
+    engaged: the window is within `max_tokens`, so it is met; a held cut: within `max_tokens`;
+    any other cut: within the target), and whether the cut was the previous one, held."""
 
     max_tokens: int
     target_tokens: int
@@ -275,6 +279,7 @@ class Budget:
     total_before: int
     total_after: int
     met: bool
+    held: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,10 @@ contiguous run of whole turns per request even when a budget is still exceeded: 
 continues, and a plan that removed nothing says why. Under the `fit` strategy the span the engine
 allows is then shortened to the fewest turns that bring the window under its token target, so a
 cut leaves room to grow and the prefix stays the same for several requests (provider prompt caches
-pay only for an unchanged prefix). It does not write the new window (the caller's format is not
-known here; `WindowPlan.removed` says what leaves).
+pay only for an unchanged prefix); and when the previous plan was a `fit` cut that still fits
+`max_tokens`, that cut is held, so an agent that re-sends its whole history keeps its prefix too.
+It does not write the new window (the caller's format is not known here; `WindowPlan.removed`
+says what leaves).
 """
 
 from __future__ import annotations
@@ -140,11 +142,14 @@ def dropped_standings(
 
 @dataclass(frozen=True, slots=True)
 class FitGoal:
-    """What `fit` aims at: its target, and the total (system prompt, transcript and reserve)
-    before any removal."""
+    """What `fit` aims at: its target, its limit, the total (system prompt, transcript and
+    reserve) before any removal, and the caller messages the previous `fit` cut removed (0: no
+    cut to hold)."""
 
     target: int
+    max_tokens: int
     total_before: int
+    held_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +214,8 @@ class Drop:
     tokens: int = 0
     notice_tokens: int = 0
     notice_raw_tokens: int = 0
+    # Under `fit`: the previous cut, held (docs/rules.md#the-fit-strategy).
+    held: bool = False
 
 
 def system_envelope_length(transcript: Transcript) -> int:
@@ -281,17 +288,84 @@ def notice_tokens(tokens: TranscriptTokens | None, content: str | None) -> tuple
     return tokens.notice(content), raw
 
 
+def held_count(prior_records: Sequence[PriorRecord]) -> int:
+    """The caller messages the previous plan's cut removed, when that plan was a `fit` plan;
+    else 0 (a record of another strategy, or none, holds no cut)."""
+    if not prior_records:
+        return 0
+    record = prior_records[-1]
+    return record.removed_message_count if record.strategy == "fit" else 0
+
+
+def held_turn(transcript: Transcript, first: int, last: int, count: int) -> int | None:
+    """The turn `j` in `first … last` whose end is exactly `count` caller messages from the
+    start of turn `first` (its first message counted), or None.
+
+    Caller messages follow the core messages in order, so the caller messages of `first … j` are
+    those up to the last one turn `j` touches: one pass over the turns' ends, not a count per
+    turn.
+    """
+    segments = transcript.segments
+    start = segments[first].start
+    if transcript.distinct_callers:
+        for j in range(first, last + 1):
+            length = segments[j].end - start
+            if length >= count:
+                return j if length == count else None
+        return None
+    found = transcript.caller_messages(start, segments[last].end)
+    if count > len(found):
+        return None
+    wanted, callers, spans = found[count - 1], transcript.callers, transcript.survey.span_ends
+    for j in range(first, last + 1):
+        position = segments[j].end - 1
+        reached = spans.get(position, callers[position])
+        if reached >= wanted:
+            return j if reached == wanted else None
+    return None
+
+
+def held_drop(
+    planning: Planning, first: int, last: int, tokens: TranscriptTokens, goal: FitGoal
+) -> Drop | None:
+    """The previous `fit` cut, held: the drop of `first … j` when turn `j` ends where that cut
+    ended (counted in caller messages) and its new window, notice included, is within
+    `max_tokens` and not refused by the ladder; else None.
+
+    An agent that keeps its whole history is over `max_tokens` on every request once cut: cut
+    afresh to the target each time, its span would grow by a turn per request and the window's
+    prefix would change every time. Held, the prefix changes only when the window outgrows
+    `max_tokens`.
+    """
+    if goal.held_count <= 0:
+        return None
+    j = held_turn(planning.transcript, first, last, goal.held_count)
+    if j is None:
+        return None
+    without = goal.total_before - tokens.span(first, j)
+    if without > goal.max_tokens:  # a notice only adds
+        return None
+    drop = drop_span(planning, first, j)
+    if drop.refused or without + drop.notice_tokens > goal.max_tokens:
+        return None
+    return replace(drop, held=True)
+
+
 def fitted_drop(
     planning: Planning, first: int, last: int, tokens: TranscriptTokens, goal: FitGoal
 ) -> Drop:
-    """The drop of `first … k` for the smallest `k` whose new window meets the target, else the
-    drop of the whole span `first … last` (docs/rules.md#the-fit-strategy).
+    """The previous cut when it may be held, else the drop of `first … k` for the smallest `k`
+    whose new window meets the target, else the drop of the whole span `first … last`
+    (docs/rules.md#the-fit-strategy).
 
     The new window of a span is counted with the notice the ladder would insert for it
     (docs/rules.md#the-drop-notice), so a `k` is tried only when the window without the span
     could meet the target at all (a notice only adds), and a `k` whose drop the ladder refuses
     changes nothing and never meets it.
     """
+    held = held_drop(planning, first, last, tokens, goal)
+    if held is not None:
+        return held
     for k in range(first, last + 1):
         without = goal.total_before - tokens.span(first, k)
         if without > goal.target:
@@ -379,8 +453,8 @@ class Decision:
 def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decision:
     """Run the refusal engine over the candidates and drop the span it chooses, if it may leave.
 
-    Under `fit` (`goal`), the span is shortened to what the budget needs; the turns it then keeps
-    are `within-budget`.
+    Under `fit` (`goal`), the span is shortened to what the budget needs, or to the previous cut
+    when it is held; the turns it then keeps are `within-budget`.
     """
     transcript, paused = planning.transcript, planning.options.paused
     messages, segments, turn_starts = (
@@ -575,24 +649,32 @@ def count_tokens(
     )
     if fit is None:
         return tokens, None
-    return tokens, FitGoal(fit.target, (tokens.system or 0) + tokens.total + reserve)
+    total = (tokens.system or 0) + tokens.total + reserve
+    return tokens, FitGoal(fit.target, fit.max_tokens, total, held_count(options.prior_records))
 
 
-def budget_of(planning: Planning, stats: Stats) -> Budget | None:
+def budget_of(planning: Planning, stats: Stats, drop: Drop | None) -> Budget | None:
     """The `fit` strategy's budget block: met when not engaged (the window is within
-    `max_tokens`), else when the window's total is within the target."""
+    `max_tokens`), for a held cut when the window's total is within `max_tokens` (the cut is
+    held only then), else when it is within the target."""
     strategy, goal, tokens = planning.options.strategy, planning.goal, planning.tokens
     if goal is None or tokens is None or not isinstance(strategy, Fit):
         return None
     total_after = (tokens.system or 0) + (stats.tokens_after or 0) + strategy.reserve_tokens
     engaged = goal.total_before > strategy.max_tokens
+    held = drop is not None and drop.held
+    if held:
+        met = total_after <= strategy.max_tokens
+    else:
+        met = total_after <= goal.target if engaged else True
     return Budget(
         strategy.max_tokens,
         goal.target,
         strategy.reserve_tokens,
         goal.total_before,
         total_after,
-        total_after <= goal.target if engaged else True,
+        met,
+        held,
     )
 
 
@@ -627,7 +709,7 @@ def plan_transcript(
             refusals=(),
             notice=None,
             stats=stats,
-            budget=budget_of(planning, stats),
+            budget=budget_of(planning, stats, None),
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
             shaped=None if shaped is None else shaped_entries(transcript, shaped, None, False),
@@ -660,7 +742,7 @@ def plan_transcript(
         refusals=decision.refusals,
         notice=notice,
         stats=stats,
-        budget=budget_of(planning, stats),
+        budget=budget_of(planning, stats, drop),
         dropped_tool_names=() if drop is None else drop.tool_names,
         dropped_standings=standings,
         shaped=None

@@ -1,6 +1,7 @@
-"""Tokens and the `fit` strategy over HTTP (docs/rules.md#tokens): F1–F3 in every wire format, the
-token figures and their key order, calibration from a provider's usage object, the exact tokenizers,
-and the validation rows (docs/rules.md#validation).
+"""Tokens and the `fit` strategy over HTTP (docs/rules.md#tokens): F1–F3 in every wire format (F2h,
+the held cut, sending back the record F1 gave in that format), the token figures and their key
+order, calibration from a provider's usage object, the exact tokenizers, and the validation rows
+(docs/rules.md#validation).
 
 The worked examples are written once (`tests/core/fit_examples.py`) as native messages and
 converted to each dialect by the benchmark's converters. In the formats whose system prompt is
@@ -17,7 +18,14 @@ import pytest
 
 from bench.generate import to_anthropic, to_bedrock, to_gemini, to_openai, to_responses
 from tests.api.test_window import assert_key_order
-from tests.core.fit_examples import F_TRANSCRIPT, F_TURN_TOKENS, FIT_EXAMPLES, B, FitExample
+from tests.core.fit_examples import (
+    EXAMPLES_BY_NAME,
+    F_NOTICE_LENGTH,
+    F_TURN_TOKENS,
+    FIT_EXAMPLES,
+    B,
+    FitExample,
+)
 from tests.core.native_wire import wire
 from tests.core.window_fixtures import TASK, R, S, U, W, held_words
 
@@ -27,6 +35,7 @@ JSON = {"content-type": "application/json"}
 FORMATS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
 SYSTEM_APART = {"anthropic", "responses", "gemini", "bedrock"}
 SYSTEM_TOKENS = 5  # "sys": 1 + 4
+F3 = EXAMPLES_BY_NAME["F3"]
 
 
 # The native example's evicted messages (system message 0, request 1, then two per turn) as each
@@ -61,7 +70,7 @@ def messages_in(format_name: str, native: list[dict[str, Any]]) -> dict[str, Any
 
 def fit_body(format_name: str, example: FitExample, **options: Any) -> dict[str, Any]:
     return {
-        **messages_in(format_name, wire(F_TRANSCRIPT)),
+        **messages_in(format_name, wire(example.transcript)),
         "format": format_name,
         "strategy": example.strategy,
         **example.options,
@@ -80,18 +89,22 @@ async def post(client: Any, body: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("format_name", FORMATS)
 @pytest.mark.parametrize("example", FIT_EXAMPLES, ids=lambda example: example.name)
 async def test_worked_example_in_every_format(client, format_name: str, example: FitExample):
-    answer = await post(client, fit_body(format_name, example))
+    prior = []
+    if example.prior is not None:
+        earlier = await post(client, fit_body(format_name, EXAMPLES_BY_NAME[example.prior]))
+        prior = [earlier["record"]]
+    answer = await post(client, fit_body(format_name, example, prior_records=prior))
     apart = format_name in SYSTEM_APART
     expected_held = example.held.split(" ")[1:] if apart else example.held.split(" ")
     assert held_words(answer["turns"]).split(" ") == expected_held
-    assert [turn["tokens"] for turn in answer["turns"]] == F_TURN_TOKENS[1 if apart else 0 :]
+    assert [turn["tokens"] for turn in answer["turns"]] == example.turn_tokens[1 if apart else 0 :]
     assert answer["budget"] == example.budget
     assert list(answer)[list(answer).index("stats") + 1] == "budget"
     stats = answer["stats"]
     window_tokens = example.tokens_after - (SYSTEM_TOKENS if apart else 0)
     expected = {
         "tokenizer": "estimate",
-        "tokens_before": 474 - (SYSTEM_TOKENS if apart else 0),
+        "tokens_before": example.tokens_before - (SYSTEM_TOKENS if apart else 0),
         "tokens_after": window_tokens,
         "tokens_counted": example.tokens_after,
     }
@@ -104,7 +117,7 @@ async def test_worked_example_in_every_format(client, format_name: str, example:
     if example.notice is None:
         assert notice is None and answer["record"] is None
     else:
-        assert notice["rung"] == "rich" and len(notice["content"]) == 399
+        assert notice["rung"] == "rich" and len(notice["content"]) == F_NOTICE_LENGTH
         assert "by the 'fit' strategy" in notice["content"]
         assert answer["record"]["strategy"] == "fit"
         # `{N}` counts the caller messages that leave: a Responses turn is three items (the
@@ -178,7 +191,7 @@ async def test_ledger_fact_pins_put_tokens_before_the_ids(client):
 
 
 async def test_shaping_adds_tokens_shaped_between_before_and_after(client):
-    body = fit_body("native", FIT_EXAMPLES[2], cap={"max_chars": 100})
+    body = fit_body("native", F3, cap={"max_chars": 100})
     stats = (await post(client, body))["stats"]
     keys = list(stats)
     assert keys[keys.index("tokenizer") :] == [
@@ -190,11 +203,11 @@ async def test_shaping_adds_tokens_shaped_between_before_and_after(client):
 async def test_calibration_reads_a_provider_usage_object(client):
     # Chat Completions' usage: 948 prompt tokens for a window counted 474 → scale 2.
     usage = {"prompt_tokens": 948, "completion_tokens": 12, "total_tokens": 960}
-    body = fit_body("openai", FIT_EXAMPLES[2], calibration={"counted": 474, "measured": usage})
+    body = fit_body("openai", F3, calibration={"counted": 474, "measured": usage})
     answer = await post(client, body)
     assert [turn["tokens"] for turn in answer["turns"]] == [2 * t for t in F_TURN_TOKENS]
     assert answer["engaged"] and answer["budget"]["total_before"] == 948
-    assert answer["stats"]["tokens_counted"] == 240  # raw: what the next calibration takes back
+    assert answer["stats"]["tokens_counted"] == 236  # raw: what the next calibration takes back
 
 
 async def test_calibration_of_an_anthropic_usage_counts_its_cache_reads(client):
@@ -204,7 +217,7 @@ async def test_calibration_of_an_anthropic_usage_counts_its_cache_reads(client):
         "cache_creation_input_tokens": None,
         "output_tokens": 3,
     }
-    body = fit_body("anthropic", FIT_EXAMPLES[2], calibration={"counted": 474, "measured": usage})
+    body = fit_body("anthropic", F3, calibration={"counted": 474, "measured": usage})
     answer = await post(client, body)
     assert answer["stats"]["system_tokens"] == 10 and answer["budget"]["total_before"] == 948
 
@@ -302,3 +315,18 @@ async def test_every_violation_of_one_request_is_listed(client):
 async def test_integral_numbers_are_echoed_as_integers(client):
     answer = await post(client, f1(strategy={"max_tokens": 450.0, "target_tokens": 3.5e2}))
     assert orjson.dumps(answer["budget"]).startswith(b'{"max_tokens":450,"target_tokens":350,')
+
+
+@pytest.mark.parametrize("strategy", ["sliding-window", "token-budget", "fits", 5, None, "absent"])
+async def test_a_record_of_another_strategy_holds_no_cut_and_is_no_error(client, strategy: Any):
+    # F2h at max_tokens 470 would hold F1's cut; relabelled, the record holds nothing.
+    example = EXAMPLES_BY_NAME["F2h (max 470)"]
+    record = (await post(client, fit_body("native", EXAMPLES_BY_NAME["F1"])))["record"]
+    if strategy == "absent":
+        del record["strategy"]
+    else:
+        record["strategy"] = strategy
+    answer = await post(client, fit_body("native", example, prior_records=[record]))
+    fresh = await post(client, fit_body("native", example))
+    assert answer == fresh
+    assert answer["budget"]["held"] is False and answer["budget"]["total_after"] == 349

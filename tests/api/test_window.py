@@ -93,6 +93,7 @@ BUDGET_KEYS = [
     "total_before",
     "total_after",
     "met",
+    "held",
 ]
 REFUSAL_KEYS = ["reason", "turn_index", "message_index"]
 NOTICE_KEYS = ["content", "window_index", "rung"]

@@ -5,7 +5,11 @@ budgets.
 - engaged, the window's total is within `target_tokens`, or the whole removable span went (or the
   ladder refused it) and the budget says `met` false;
 - a met budget removed the fewest turns: one turn fewer would not have met it;
-- the budget block adds up: total = system + window + reserve, before and after.
+- the budget block adds up: total = system + window + reserve, before and after;
+- in a full-history agent run (each request the whole history grown by one turn, the last two
+  records sent back, the iteration counting), the previous cut is held exactly when the span
+  starts where it started, a turn ends where it ended, and its window fits `max_tokens` without
+  the ladder refusing it; a last record of another strategy holds nothing and never errors.
 
 The guarantees of docs/rules.md#guarantees (pins, the current request, unanswered calls, the keep
 window, one span) are the properties of `test_window_properties.py`, whose cases include `fit`.
@@ -15,16 +19,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from app.core.messages import Message
 from app.core.notice import climb_ladder
-from app.core.plan_types import Fit, PlanOptions, WindowPlan
+from app.core.plan_types import Fit, PlanOptions, PriorRecord, WindowPlan
 from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
 from app.core.turns import segment_turns
 from app.core.window import plan_window
-from tests.core.test_window_properties import cases, fit_strategies, transcripts
+from tests.core.test_window_properties import TEXTS, TOOLS, cases, fit_strategies, transcripts
+from tests.core.window_fixtures import R, prior_record
 
 # The two properties about an engaged plan keep only the cases that cut (about a third).
 FILTERED = settings(suppress_health_check=[HealthCheck.filter_too_much])
@@ -171,3 +176,101 @@ def test_a_budget_at_the_total_never_engages(messages: list[Message], keep: int)
     total = tokens(messages)
     result = plan_window(messages, PlanOptions(strategy=Fit(max(1, total), keep_recent_turns=keep)))
     assert not result.engaged or total == 0
+
+
+@st.composite
+def full_history_runs(
+    draw: st.DrawFn,
+) -> tuple[list[Message], list[list[Message]], PlanOptions]:
+    """A transcript, the turns an agent that keeps its whole history adds to it (one per
+    request), and options under `fit` whose budget the run outgrows part of the way."""
+    case = draw(cases(prior=False))
+    # Mostly short results, so a cut often leaves room for several turns before the window
+    # outgrows `max_tokens` again.
+    texts = st.sampled_from([*TEXTS[:4], *TEXTS])
+    turns = [
+        R(f"g{number}", draw(st.sampled_from(TOOLS)), draw(texts))
+        for number in range(draw(st.integers(3, 12)))
+    ]
+    final = tokens([*case.messages, *(message for turn in turns for message in turn)])
+    max_tokens = draw(st.integers(max(1, final // 2), max(1, final * 4 // 5)))
+    target = draw(st.one_of(st.none(), st.integers(max(1, max_tokens // 2), max_tokens)))
+    strategy = Fit(max_tokens, target, 0, draw(st.integers(1, 3)))
+    # Pins hold turns in the middle of the span, so a cut often cannot reach the target; fewer
+    # pins let more runs reach the state where a cut can be held.
+    pins = draw(st.sampled_from([0, 0, case.options.keep_last_tool_results]))
+    return (
+        case.messages,
+        turns,
+        replace(case.options, strategy=strategy, keep_last_tool_results=pins),
+    )
+
+
+def without_held_cut(options: PlanOptions) -> PlanOptions:
+    """The same request with records that hold no cut (the stand-down still reads them)."""
+    records = tuple(replace(record, strategy=None) for record in options.prior_records)
+    return replace(options, prior_records=records)
+
+
+def held_cut_expected(
+    messages: list[Message], result: WindowPlan, options: PlanOptions, count: int
+) -> tuple[int, int] | None:
+    """The span's first turn and the total of the window without the first `count` messages of
+    the span (native: one core message per caller message), when the rule holds that cut: a
+    turn ends there, the ladder does not refuse the drop and the window fits `max_tokens`."""
+    span = span_of(whole_span(messages, without_held_cut(options)))
+    if span is None or count == 0:
+        return None
+    first, last = span
+    start = result.turns[first]["start"]
+    ends = [
+        turn["index"]
+        for turn in result.turns[first : last + 1]
+        if turn["start"] + turn["length"] == start + count
+    ]
+    if not ends:
+        return None
+    total = window_total(messages, result, first, ends[0], options)
+    if total is None or total > fit_of(options).max_tokens:
+        return None
+    return start, total
+
+
+@given(full_history_runs(), st.sampled_from([None, "sliding-window", "token-budget"]))
+def test_a_full_history_agent_keeps_its_cut_while_it_fits(
+    run: tuple[list[Message], list[list[Message]], PlanOptions], other: str | None
+) -> None:
+    messages, turns, options = run
+    records: list[PriorRecord] = []
+    cuts: list[tuple[int, ...]] = []
+    held = 0
+    for iteration, turn in enumerate([[], *turns], start=1):
+        messages = [*messages, *turn]
+        request = replace(options, iteration=iteration, prior_records=tuple(records[-2:]))
+        result = plan_window(messages, request)
+        budget = result.budget
+        assert budget is not None
+        last = records[-1] if records else None
+        count = 0 if last is None or last.strategy != "fit" else last.removed_message_count
+        expected = None
+        if result.engaged:
+            expected = held_cut_expected(messages, result, request, count)
+        assert budget.held == (expected is not None)
+        held += budget.held
+        if expected is not None:
+            start, total = expected
+            assert result.evicted_messages == tuple(range(start, start + count))
+            assert budget.total_after == total and budget.met
+            # The span starts where it did: the cut is the previous one, kept.
+            if start == cuts[-1][0]:
+                assert result.evicted_messages == cuts[-1]
+        # A last record of another strategy (or none named) holds nothing and is no error.
+        if records:
+            relabelled = (*records[-2:-1], replace(records[-1], strategy=other))
+            unheld = plan_window(messages, replace(request, prior_records=relabelled))
+            assert unheld == plan_window(messages, without_held_cut(request))
+            assert unheld.budget is not None and not unheld.budget.held
+        if result.record is not None:
+            records.append(prior_record(result.record))
+            cuts.append(result.evicted_messages)
+    event("a cut was held" if held else "no cut was held")

@@ -156,6 +156,7 @@ def cases(draw: st.DrawFn, prior: bool = True) -> Case:
                         PriorRecord,
                         st.sampled_from([0, 0, 1]),
                         st.lists(st.sampled_from(REASONS), min_size=1, max_size=2).map(tuple),
+                        st.sampled_from([None, "fit", "sliding-window", "token-budget"]),
                     ),
                     min_size=draw(st.sampled_from([0, 2])),
                     max_size=3,

@@ -117,9 +117,11 @@ def options(
 
 
 def prior_record(record: Record) -> PriorRecord:
-    """What a caller sends back of a record, as the stand-down reads it."""
+    """What a caller sends back of a record, as the stand-down and the held cut read it."""
     return PriorRecord(
-        record.removed_message_count, tuple(refusal.reason for refusal in record.refusals)
+        record.removed_message_count,
+        tuple(refusal.reason for refusal in record.refusals),
+        record.strategy,
     )
 
 

@@ -154,7 +154,9 @@ class PriorRefusal(BaseModel):
 
 
 class PriorRecord(BaseModel):
-    """A `record` returned by an earlier plan of this run, sent back exactly as received."""
+    """A `record` returned by an earlier plan of this run, sent back exactly as received. Its
+    `strategy` is read too (the `fit` strategy's held cut); another value, or none, holds no
+    cut."""
 
     model_config = ConfigDict(extra="allow")
     removed_message_count: NonNegativeWhole
@@ -220,7 +222,8 @@ class PlanRequest(BaseModel):
     prior_records: list[PriorRecord] | None = Field(
         None,
         description="The records this run received from earlier plans, oldest first (the last two "
-        "are read, for the stand-down); null means [].",
+        "are read, for the stand-down; the last, for the `fit` strategy's held cut); null means "
+        "[].",
     )
     include_window: StrictBool = Field(
         defaults.DEFAULT_INCLUDE_WINDOW, description="Return the new window, ready to send."

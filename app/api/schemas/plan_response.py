@@ -127,8 +127,13 @@ class BudgetOut(BaseModel):
     total_before: int
     total_after: int
     met: bool = Field(
-        description="Engaged: `total_after <= target_tokens`. Not engaged: true (the window is "
-        "within `max_tokens`)."
+        description="Engaged: `total_after <= target_tokens`, or for a held cut `total_after <= "
+        "max_tokens`. Not engaged: true (the window is within `max_tokens`)."
+    )
+    held: bool = Field(
+        description="True when the plan held the previous `fit` cut (the last record of "
+        "`prior_records`) instead of cutting to `target_tokens`, so the window keeps its prefix; "
+        "else false (false when not engaged)."
     )
 
 

@@ -54,9 +54,15 @@ export type BudgetOut = {
     /**
      * Met
      *
-     * Engaged: `total_after <= target_tokens`. Not engaged: true (the window is within `max_tokens`).
+     * Engaged: `total_after <= target_tokens`, or for a held cut `total_after <= max_tokens`. Not engaged: true (the window is within `max_tokens`).
      */
     met: boolean;
+    /**
+     * Held
+     *
+     * True when the plan held the previous `fit` cut (the last record of `prior_records`) instead of cutting to `target_tokens`, so the window keeps its prefix; else false (false when not engaged).
+     */
+    held: boolean;
 };
 
 /**
@@ -997,7 +1003,7 @@ export type PlanRequest = unknown & {
     /**
      * Prior Records
      *
-     * The records this run received from earlier plans, oldest first (the last two are read, for the stand-down); null means [].
+     * The records this run received from earlier plans, oldest first (the last two are read, for the stand-down; the last, for the `fit` strategy's held cut); null means [].
      */
     prior_records?: Array<PriorRecord> | null;
     /**
@@ -1144,7 +1150,9 @@ export type PreviousBatchItem = {
 /**
  * PriorRecord
  *
- * A `record` returned by an earlier plan of this run, sent back exactly as received.
+ * A `record` returned by an earlier plan of this run, sent back exactly as received. Its
+ * `strategy` is read too (the `fit` strategy's held cut); another value, or none, holds no
+ * cut.
  */
 export type PriorRecord = {
     /**

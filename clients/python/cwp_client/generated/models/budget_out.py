@@ -21,7 +21,10 @@ class BudgetOut:
         reserve_tokens (int):
         total_before (int):
         total_after (int):
-        met (bool): Engaged: `total_after <= target_tokens`. Not engaged: true (the window is within `max_tokens`).
+        met (bool): Engaged: `total_after <= target_tokens`, or for a held cut `total_after <= max_tokens`. Not engaged:
+            true (the window is within `max_tokens`).
+        held (bool): True when the plan held the previous `fit` cut (the last record of `prior_records`) instead of
+            cutting to `target_tokens`, so the window keeps its prefix; else false (false when not engaged).
     """
 
     max_tokens: int
@@ -30,6 +33,7 @@ class BudgetOut:
     total_before: int
     total_after: int
     met: bool
+    held: bool
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +49,8 @@ class BudgetOut:
 
         met = self.met
 
+        held = self.held
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -55,6 +61,7 @@ class BudgetOut:
                 "total_before": total_before,
                 "total_after": total_after,
                 "met": met,
+                "held": held,
             }
         )
 
@@ -75,6 +82,8 @@ class BudgetOut:
 
         met = d.pop("met")
 
+        held = d.pop("held")
+
         budget_out = cls(
             max_tokens=max_tokens,
             target_tokens=target_tokens,
@@ -82,6 +91,7 @@ class BudgetOut:
             total_before=total_before,
             total_after=total_after,
             met=met,
+            held=held,
         )
 
         budget_out.additional_properties = d

@@ -60,7 +60,7 @@ class PlanRequest:
         paused (None | Paused | Unset): The call the run is paused on.
         iteration (int | Unset): Written into the drop notice and the record. Default: 1.
         prior_records (list[PriorRecord] | None | Unset): The records this run received from earlier plans, oldest first
-            (the last two are read, for the stand-down); null means [].
+            (the last two are read, for the stand-down; the last, for the `fit` strategy's held cut); null means [].
         include_window (bool | Unset): Return the new window, ready to send. Default: True.
         collapse (None | PlanRequestCollapseType0 | Unset): Send results the ledger set aside as short tickets: `ledger-
             and-facts` collapses `noise` and `ruled-out`, `ledger-only` also `fact`. Needs `ledger`. Off when absent or

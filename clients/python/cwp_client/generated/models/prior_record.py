@@ -17,11 +17,13 @@ T = TypeVar("T", bound="PriorRecord")
 
 @_attrs_define
 class PriorRecord:
-    """A `record` returned by an earlier plan of this run, sent back exactly as received.
+    """A `record` returned by an earlier plan of this run, sent back exactly as received. Its
+    `strategy` is read too (the `fit` strategy's held cut); another value, or none, holds no
+    cut.
 
-    Attributes:
-        removed_message_count (int):
-        refusals (list[PriorRefusal]):
+        Attributes:
+            removed_message_count (int):
+            refusals (list[PriorRefusal]):
     """
 
     removed_message_count: int
