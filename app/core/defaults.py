@@ -59,6 +59,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
         "ledger": None,
         "keep_ledger_facts": DEFAULT_KEEP_LEDGER_FACTS,
         "request_text": None,
+        "detect_frames": DEFAULT_DETECT_FRAMES,
+        "frame_tags": list(DEFAULT_FRAME_TAGS),
         "paused": None,
         "iteration": DEFAULT_ITERATION,
         "prior_records": [],

@@ -140,11 +140,13 @@ async def test_the_turns_before_the_artifact_leave_and_it_opens_its_message(clie
     answer = await post_ok(
         client, {"messages": sent, "strategy": strategy, "keep_last_tool_results": 0}
     )
-    # Turns: request, a, c, the thinking before the summary, the artifact, b, d, the answer.
+    # Turns: the task, a, c, the thinking before the summary, the artifact, b, d, the answer.
     assert [t["start"] for t in answer["turns"]] == [0, 1, 3, 5, 5, 5, 7, 9]
-    assert answer["evicted"] == [1, 2, 3]
+    # The API reads nothing before the artifact: the task before it is no request and leaves.
+    assert answer["current_request"] is None
+    assert answer["evicted"] == [0, 1, 2, 3]
     window = answer["window"]
-    assert window[0] == sent[0]
+    assert window[0]["content"][0]["text"] == answer["notice"]["content"]
     # The thinking block left with its turn; the artifact and the blocks after it are verbatim.
     held = next(m for m in window if compaction(SUMMARY) in blocks_in([m]))
     assert held == {"role": "assistant", "content": sent[5]["content"][1:]}
