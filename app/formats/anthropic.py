@@ -15,7 +15,7 @@ is the one block that splits an assistant message: the last such block of the tr
 compaction artifact, a core `system` message of its own (so it is never removed), with the blocks
 before it and the blocks after it each a core assistant message when there are any. Earlier
 summaries, and failed compactions (`content` null or `""`), are superseded and add nothing, as a
-thinking block (`docs/rules.md`, "Provider compaction"). The Messages API reads nothing before
+thinking block (`docs/rules.md#provider-compaction`). The Messages API reads nothing before
 that artifact, so the format names it as where its provider starts reading (`artifact_position`):
 the current request and the pins are looked for only after it.
 """
