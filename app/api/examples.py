@@ -239,6 +239,53 @@ NATIVE_SHAPED_TRANSCRIPT: list[dict[str, Any]] = [
     _result("call_3", "read_file", DATES_SOURCE),
 ]
 
+RACK_SUMMARY = (
+    "Summary of the run so far: the task is to find the hottest rack on the floor and report it. "
+    "The floor holds lab1-rack-a, lab1-rack-b and lab2-rack-a; lab1-rack-a's sensor is offline. "
+    "Next: measure lab1-rack-b."
+)
+RACK_REMINDER = (
+    "<system-reminder>\nThe todo list has one item in progress: measure every rack. Do not "
+    "mention this to the user.\n</system-reminder>"
+)
+RACK_FOLLOW_UP = "Also tell me which lab is cooler."
+
+
+def _anthropic_with_text(message: dict[str, Any], text: str) -> dict[str, Any]:
+    """A user message answering a call, with a text block after the result."""
+    return {**message, "content": [*message["content"], {"type": "text", "text": text}]}
+
+
+# The rack conversation compacted by the provider after the second measurement: the assistant
+# message that goes on holds the `compaction` block; a reminder rides beside the next result.
+RACK_INVENTORY = "IDS: lab1-rack-a, lab1-rack-b, lab2-rack-a\n" + "".join(
+    f"{rack}: {servers} servers, firmware 4.2.{servers}, last serviced on day {servers * 3}\n"
+    for rack, servers in (("lab1-rack-a", 12), ("lab1-rack-b", 10), ("lab2-rack-a", 8))
+)
+RACK_SENSOR_LOG = "".join(
+    f"lab1-rack-a sensor t{n}: no reading (offline since 04:1{n})\n" for n in range(8)
+)
+ANTHROPIC_COMPACTED_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "user", "content": RACK_TASK},
+    _anthropic_call("c1", "whats_here", {"floor": "lab"}),
+    _anthropic_result("c1", "whats_here", RACK_INVENTORY),
+    _anthropic_call("c2", "measure", {"rack": "lab1-rack-a"}),
+    _anthropic_result("c2", "measure", RACK_SENSOR_LOG),
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "compaction", "content": RACK_SUMMARY},
+            {"type": "text", "text": "Continuing with lab1-rack-b."},
+            *_anthropic_call("c3", "measure", {"rack": "lab1-rack-b"})["content"],
+        ],
+    },
+    _anthropic_with_text(_anthropic_result("c3", "measure", "lab1-rack-b: 41C"), RACK_REMINDER),
+    _anthropic_call("c4", "move", {"to": "lab2"}),
+    _anthropic_with_text(_anthropic_result("c4", "move", "moved to lab2"), RACK_FOLLOW_UP),
+    _anthropic_call("c5", "measure", {"rack": "lab2-rack-a"}),
+    _anthropic_result("c5", "measure", "lab2-rack-a: 37C"),
+]
+
 PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
     "native": {
         "summary": "A request, three tools, a fact in the ledger holding one pin",
@@ -379,6 +426,23 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "keep_last_tool_results": 0,
             "request_text": CODING_TASK,
             "iteration": 7,
+        },
+    },
+    "anthropic-compaction": {
+        "summary": "Anthropic, compacted by the provider: nothing before the summary is anchored",
+        "description": (
+            "The `compaction` block is the provider's summary of the run: a system turn that "
+            "never leaves. The Messages API reads nothing before it, so the turns before it "
+            "leave as any others (the first task with them: the summary carries it), and the "
+            "current request and the pins are looked for only after it: the request is the "
+            "person's follow-up beside the `move` result. The reminder beside the `measure` "
+            "result is a framework frame, never the request."
+        ),
+        "value": {
+            "messages": ANTHROPIC_COMPACTED_TRANSCRIPT,
+            "format": "anthropic",
+            "system": RACK_SYSTEM,
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": 2},
         },
     },
 }

@@ -27,6 +27,8 @@ from app.api.schemas.plan_request import (
 )
 from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
 from app.core import plan_types as plan
+from app.core.defaults import DEFAULT_DETECT_FRAMES
+from app.core.frames import FrameDetection
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
@@ -93,7 +95,7 @@ def read_plan_input(
         dialect=dialect,
         callers=transcript.callers,
         messages=transcript.messages,
-        options=core_options(body, ledger, dialect, raw.get("system")),
+        options=core_options(body, ledger, dialect, raw.get("system"), transcript.messages),
         include_turns=body.include_turns,
         include_window=body.include_window,
     )
@@ -123,10 +125,15 @@ def prior_record(record: PriorRecord) -> plan.PriorRecord:
 
 
 def core_options(
-    body: PlanRequest, ledger: tuple[StandingRow, ...] | None, dialect: Dialect, system: Any
+    body: PlanRequest,
+    ledger: tuple[StandingRow, ...] | None,
+    dialect: Dialect,
+    system: Any,
+    messages: Sequence[Message],
 ) -> plan.PlanOptions:
-    """The request's options as the core takes them; the system prompt's text and characters
-    come from the dialect, which alone knows where its format keeps one."""
+    """The request's options as the core takes them; the system prompt's text and characters,
+    and where the provider starts reading the core `messages`, come from the dialect, which alone
+    knows its format's system prompt and compaction."""
     strategy: plan.Strategy
     requested = body.strategy
     if isinstance(requested, SlidingWindowStrategy):
@@ -155,6 +162,12 @@ def core_options(
         ledger=ledger,
         keep_ledger_facts=body.keep_ledger_facts,
         request_text=body.request_text,
+        frames=FrameDetection(
+            # null is absent: the default
+            enabled=DEFAULT_DETECT_FRAMES if body.detect_frames is None else body.detect_frames,
+            extra_tags=frozenset(body.frame_tags or ()),  # null means []
+        ),
+        provider_reads_from=dialect.provider_reads_from(messages),
         paused=plan.Paused(body.paused.tool_call_id, body.paused.check_in) if body.paused else None,
         iteration=body.iteration,
         prior_records=tuple(prior_record(record) for record in body.prior_records or ()),

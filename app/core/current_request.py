@@ -7,6 +7,10 @@ writes (a drop notice, a compaction) are user messages that nobody said, and one
 imitates a frame is treated the same way rather than guessed at. A framework frame (a reminder, a
 command echo, an interruption mark: `app.core.frames`) is not a person's words either, unless the
 caller names it as the request with `request_text`, which then wins over detection.
+
+A provider that reads nothing before its own summary of the run (Anthropic's last compaction
+artifact) never sees a message before it: the request is looked for only in the turns after the
+summary's turn (`search_start`), and the pins start there too (docs/rules.md#provider-compaction).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Sequence
 
 from app.core.frames import FrameDetection
 from app.core.messages import Message
+from app.core.turns import Segment, turn_index_of
 
 SERVICE_FRAMES = ("[dropped history", "[compacted history")
 
@@ -35,10 +40,25 @@ def said_by_a_person(message: Message, *, frames: FrameDetection) -> bool:
     return could_be_said_by_a_person(message) and not frames.detects(message.content)
 
 
+def search_start(segments: Sequence[Segment], provider_reads_from: int | None) -> int:
+    """The first core index where the current request and the pins are looked for: 0, or the
+    start of the turn after the one holding `provider_reads_from` (the message the provider reads
+    the conversation from). The turns before it stay ordinary candidates for removal; they are
+    only never the request and never pinned."""
+    if provider_reads_from is None:
+        return 0
+    return segments[turn_index_of(segments, provider_reads_from)].end
+
+
 def current_request_index(
-    messages: Sequence[Message], request_text: str | None, *, frames: FrameDetection
+    messages: Sequence[Message],
+    request_text: str | None,
+    *,
+    frames: FrameDetection,
+    start: int = 0,
 ) -> int | None:
-    """The core index of the current request, or None when no person said anything.
+    """The core index of the current request among `messages[start:]`, or None when no person
+    said anything there.
 
     With `request_text` (even empty) the last message equal to it that a person could have said
     wins over recency, since a restored conversation can put later person messages after the one
@@ -46,7 +66,7 @@ def current_request_index(
     Without a match, or without `request_text`, the last message said by a person is the request.
     """
     latest: int | None = None
-    for position in range(len(messages) - 1, -1, -1):
+    for position in range(len(messages) - 1, start - 1, -1):
         message = messages[position]
         if not could_be_said_by_a_person(message):
             continue

@@ -25,8 +25,8 @@ DEFAULT_TOKENIZER = None  # no token figures unless asked for, or the strategy i
 FIT_TOKENIZER = "estimate"  # what `fit` counts with when no tokenizer is named
 DEFAULT_FIT_KEEP_RECENT_TURNS = 2
 DEFAULT_FIT_RESERVE_TOKENS = 0
-# Framework frames (docs/rules.md): detected unless a request turns detection off, with no names
-# besides the built-in list unless a request adds some.
+# Framework frames (docs/rules.md#framework-frames): detected unless a request turns detection
+# off, with no names besides the built-in list unless a request adds some.
 DEFAULT_DETECT_FRAMES = True
 DEFAULT_FRAME_TAGS: tuple[str, ...] = ()
 DEFAULT_FRAME_DETECTION: Final = FrameDetection(
@@ -59,6 +59,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
         "ledger": None,
         "keep_ledger_facts": DEFAULT_KEEP_LEDGER_FACTS,
         "request_text": None,
+        "detect_frames": DEFAULT_DETECT_FRAMES,
+        "frame_tags": list(DEFAULT_FRAME_TAGS),
         "paused": None,
         "iteration": DEFAULT_ITERATION,
         "prior_records": [],

@@ -18,7 +18,7 @@ so an element nested in one of the same name is not matched. The scan therefore 
 character a bounded number of times, whatever the text (a hand-written scanner, where a regular
 expression could backtrack into quadratic time on a text of many unclosed tags).
 
-The rule is in docs/rules.md ("Framework frames").
+The rule is in docs/rules.md#framework-frames.
 """
 
 from __future__ import annotations

@@ -23,12 +23,14 @@ from app.core.collapse import CollapseMode
 from app.core.defaults import (
     DEFAULT_FIT_KEEP_RECENT_TURNS,
     DEFAULT_FIT_RESERVE_TOKENS,
+    DEFAULT_FRAME_DETECTION,
     DEFAULT_ITERATION,
     DEFAULT_KEEP_LAST_TOOL_RESULTS,
     DEFAULT_KEEP_LEDGER_FACTS,
     DEFAULT_KEEP_RECENT_TURNS,
     default_target_tokens,
 )
+from app.core.frames import FrameDetection
 from app.core.ledger import Standing, StandingRow
 from app.core.tokens import Calibration, Tokenizer
 
@@ -147,6 +149,14 @@ class PlanOptions:
     ledger: tuple[StandingRow, ...] | None = None
     keep_ledger_facts: int = DEFAULT_KEEP_LEDGER_FACTS
     request_text: str | None = None
+    # Framework frames (docs/rules.md#framework-frames): whether a user message an agent framework
+    # wrote is told apart from a person's, and the element names that make one besides the list.
+    frames: FrameDetection = DEFAULT_FRAME_DETECTION
+    # Provider compaction (docs/rules.md#provider-compaction): the core index of the message the
+    # provider reads the conversation from (Anthropic's last compaction artifact), set by the
+    # caller's format; None when the provider reads all of it. The current request and the pins
+    # are then looked for only in the turns after that message's turn.
+    provider_reads_from: int | None = None
     paused: Paused | None = None
     iteration: int = DEFAULT_ITERATION
     prior_records: tuple[PriorRecord, ...] = ()

@@ -20,8 +20,7 @@ from dataclasses import dataclass, replace
 from itertools import chain
 
 from app.core.counting import TranscriptTokens
-from app.core.current_request import current_request_index
-from app.core.defaults import DEFAULT_FRAME_DETECTION
+from app.core.current_request import current_request_index, search_start
 from app.core.ledger import fold_ledger
 from app.core.messages import Message
 from app.core.names import name_of
@@ -689,7 +688,10 @@ def plan_transcript(
     strategy = options.strategy
     transcript = Transcript.of(messages, survey_of)
     turn_count = len(transcript.segments)
-    request = current_request_index(messages, options.request_text, frames=DEFAULT_FRAME_DETECTION)
+    start = search_start(transcript.segments, options.provider_reads_from)
+    request = current_request_index(
+        messages, options.request_text, frames=options.frames, start=start
+    )
     current_request, request_turn = current_request_of(transcript, request)
     tokens, goal = count_tokens(transcript, options)
     planning = Planning(transcript, options, request_turn, tokens, goal)
@@ -720,7 +722,8 @@ def plan_transcript(
         )
 
     candidate_count = max(0, turn_count - strategy.keep_recent_turns)
-    after = -1 if request is None else request
+    # Nothing at or before the request, nor before `start`, is pinnable.
+    after = start - 1 if request is None else request
     pin_plan = plan_pins(transcript, fold, after, candidate_count, options)
     pins = with_pin_tokens(Pins(pin_plan.last_tool_result, pin_plan.ledger_fact), tokens)
     decision = decide(planning, candidate_count, pin_plan)

@@ -15,7 +15,9 @@ is the one block that splits an assistant message: the last such block of the tr
 compaction artifact, a core `system` message of its own (so it is never removed), with the blocks
 before it and the blocks after it each a core assistant message when there are any. Earlier
 summaries, and failed compactions (`content` null or `""`), are superseded and add nothing, as a
-thinking block (`docs/rules.md`, "Provider compaction").
+thinking block (`docs/rules.md#provider-compaction`). The Messages API reads nothing before
+that artifact, so the format names it as where its provider starts reading (`artifact_position`):
+the current request and the pins are looked for only after it.
 """
 
 from __future__ import annotations
@@ -495,6 +497,19 @@ def system_problem(system: Any) -> str | None:
     return "an anthropic system prompt is a string or an array of text blocks"
 
 
+def artifact_position(core: Sequence[Message]) -> int | None:
+    """The core index of the compaction artifact, where the Messages API starts reading, or None.
+
+    The artifact is the one core `system` message this format reads (its roles are `user` and
+    `assistant`), so the last `system` message is it; the search runs from the end, where an
+    artifact usually is.
+    """
+    for position in range(len(core) - 1, -1, -1):
+        if core[position].role == "system":
+            return position
+    return None
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -503,4 +518,5 @@ DIALECT = Dialect(
     has_non_text_part=has_non_text_part,
     system_text=system_text,
     system_problem=system_problem,
+    reading_start=artifact_position,
 )

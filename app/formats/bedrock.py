@@ -6,7 +6,7 @@ a tool the provider ran itself (a `toolUse` of type `server_tool_use`, and the `
 in the same assistant message) is no call and no result, and travels with its message. A user
 message is first one core `tool` message per `toolResult` block, then one core `user` message per
 `text` block, so a notice or a reminder that shares a message with the person's words stays a core
-message of its own. Every other block travels with one of those (`docs/rules.md`, "bedrock"): a
+message of its own. Every other block travels with one of those (`docs/rules.md#bedrock`): a
 cache point with the result or text it follows (the first one when it comes first), since it
 marks the end of what it caches and must leave with it; an image, a document, a guard block or a
 kind this version does not know with the person's words (the text before it, else the text after

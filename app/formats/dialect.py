@@ -4,7 +4,9 @@ A dialect reads the caller's `messages` into core messages and writes a window b
 caller's own objects; formats whose content has parts say which parts are not text (for
 `diagnostics`); formats whose system prompt is outside the transcript count it and say when a
 `system` value is not their shape; and a format whose window is laid out differently from its core
-messages (Bedrock merges neighbours of one role) places the plan's window figures itself.
+messages (Bedrock merges neighbours of one role) places the plan's window figures itself. A format
+whose provider reads nothing before a message of the transcript (Anthropic, after its last
+compaction artifact) says which core message that is.
 
 A request resolves its format to one `Dialect` once; everything after asks that object, through
 the methods below, which give the optional parts (no part predicate, no system prompt, no placer)
@@ -25,6 +27,7 @@ Writer = Callable[[list[Any], Sequence[Message], tuple[int, int] | None, str | N
 Shaper = Callable[[list[Any], Sequence[Message], Mapping[int, str]], list[Any]]
 PartPredicate = Callable[[list[Any], Message], bool]
 Placer = Callable[[list[Any], Sequence[Message], WindowPlan], WindowPlan]
+ReadingStart = Callable[[Sequence[Message]], int | None]
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class Dialect:
     system_text: Callable[[Any], str | None] | None = None
     system_problem: Callable[[Any], str | None] | None = None
     place: Placer | None = None
+    # The core index of the message the provider reads the conversation from, or None
+    # (docs/rules.md#provider-compaction).
+    reading_start: ReadingStart | None = None
 
     @property
     def has_system_prompt(self) -> bool:
@@ -72,6 +78,12 @@ class Dialect:
         """The plan with its window figures (`messages_after`, the notice's and shaped results'
         `window_index`) as the format lays its window out; the core's own for most formats."""
         return plan if self.place is None else self.place(raw, core, plan)
+
+    def provider_reads_from(self, core: Sequence[Message]) -> int | None:
+        """The core index of the message the provider reads the conversation from, when it reads
+        nothing before one (the core then looks for the current request and the pins only after
+        that message's turn); None when it reads all of it, as most formats' providers do."""
+        return None if self.reading_start is None else self.reading_start(core)
 
     def non_text_part_predicate(self, raw: list[Any]) -> Callable[[Message], bool]:
         """Whether a core message read from `raw` carries a part other than text (an image, a

@@ -9,7 +9,7 @@ it (`ToolCall.source`), so a diagnostic names that item. Call outputs are core `
 message items of the other roles are one core message each. The last `compaction` item (the
 provider's encrypted summary of the run) is a core `system` message with no text, so it is never
 removed; an earlier one is superseded and read as a reasoning item is, part of its run
-(`docs/rules.md`, "Provider compaction"). Every item maps onto exactly one core message and the
+(`docs/rules.md#provider-compaction`). Every item maps onto exactly one core message and the
 core messages cover the items in order, so a window is a splice of the caller's own items.
 `item_reference` (a stored item) cannot be planned and is refused, as is any item type this
 version does not know. The top-level system prompt is the

@@ -5,9 +5,13 @@
   window) and is never removed, under every strategy; its block or item comes back verbatim.
 - Earlier summaries and failed compactions leave with their turn; a bad `content` is a 422
   naming it; `auto` detects both formats from them.
+- In `anthropic` the current request and the pins are only after the last artifact's turn (the
+  API reads nothing before it): the turns before it leave as any others, a person's message there
+  included; one and two summaries, every strategy, `fit` at several budgets. A Responses
+  `compaction` item changes nothing else: a person's message before it is still the request.
 - A property over random Anthropic and Responses transcripts with compaction artifacts: the last
-  one is always in the window, and the window keeps the provider's pairing rules whenever the
-  input is not already broken.
+  one is always in the window, the Anthropic request and pins are after its turn, and the window
+  keeps the provider's pairing rules whenever the input is not already broken.
 """
 
 from __future__ import annotations
@@ -140,11 +144,13 @@ async def test_the_turns_before_the_artifact_leave_and_it_opens_its_message(clie
     answer = await post_ok(
         client, {"messages": sent, "strategy": strategy, "keep_last_tool_results": 0}
     )
-    # Turns: request, a, c, the thinking before the summary, the artifact, b, d, the answer.
+    # Turns: the task, a, c, the thinking before the summary, the artifact, b, d, the answer.
     assert [t["start"] for t in answer["turns"]] == [0, 1, 3, 5, 5, 5, 7, 9]
-    assert answer["evicted"] == [1, 2, 3]
+    # The API reads nothing before the artifact: the task before it is no request and leaves.
+    assert answer["current_request"] is None
+    assert answer["evicted"] == [0, 1, 2, 3]
     window = answer["window"]
-    assert window[0] == sent[0]
+    assert window[0]["content"][0]["text"] == answer["notice"]["content"]
     # The thinking block left with its turn; the artifact and the blocks after it are verbatim.
     held = next(m for m in window if compaction(SUMMARY) in blocks_in([m]))
     assert held == {"role": "assistant", "content": sent[5]["content"][1:]}
@@ -196,6 +202,148 @@ async def test_auto_detects_anthropic_from_compaction_and_text_blocks(client: An
     answer = await post_ok(client, {"messages": messages})
     assert answer["format"] == "anthropic"
     assert answer["stats"]["chars_before"] == len("go on") + len(SUMMARY) + len("On.")
+
+
+# ---- anthropic: the request and the pins after the last artifact ------------------------------
+
+REMINDER = "<system-reminder>\nThe todo list is empty.\n</system-reminder>"
+FOLLOW_UP = "Skip rack d; it is being moved."
+AFTER = "Also check rack e."
+
+
+def look(call_id: str) -> dict[str, Any]:
+    """A call to a tool of its own, so that every rack can hold a last-tool-result pin."""
+    block = tool_use(call_id)
+    return {**block, "name": f"look_{call_id}"}
+
+
+def result_and(call_id: str, text: str) -> dict[str, Any]:
+    message = tool_result(call_id, f"rack {call_id}: 40C " + call_id * 300)
+    return {**message, "content": [*message["content"], {"type": "text", "text": text}]}
+
+
+def compacted_run(summaries: int, person_after: bool) -> list[dict[str, Any]]:
+    """The task and a person's follow-up before the last summary (message 5), a reminder after
+    it, and, with `person_after`, a person's message after it (message 8)."""
+    first = [compaction("Old summary.")] if summaries == 2 else []
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "Audit every rack."},
+        {"role": "assistant", "content": [*first, look("a")]},
+        tool_result("a", "rack a: 39C " + "a" * 300),
+        {"role": "assistant", "content": [look("c")]},
+        result_and("c", FOLLOW_UP),
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "compacting", "signature": "sig"},
+                compaction(SUMMARY),
+                {"type": "text", "text": "Going on with rack b."},
+                look("b"),
+            ],
+        },
+        result_and("b", REMINDER),
+        {"role": "assistant", "content": [look("d")]},
+        result_and("d", AFTER) if person_after else tool_result("d", "rack d: 40C " + "d" * 300),
+        {"role": "assistant", "content": [look("e")]},
+        tool_result("e", "rack e: 37C " + "e" * 300),
+        {"role": "assistant", "content": "Rack b is the hottest."},
+    ]
+    return messages
+
+
+def artifact_turn(messages: list[dict[str, Any]]) -> int | None:
+    """The turn of the core `system` message (the artifact), counted on the core transcript."""
+    turn = -1
+    for message in read_messages(messages, "anthropic"):
+        if message.role != "tool" or turn < 0:
+            turn += 1
+        if message.role == "system":
+            return turn
+    return None
+
+
+def assert_anchored_after_the_artifact(messages: list[dict[str, Any]], answer: Any) -> None:
+    """The request and every pin lie in turns after the artifact's, which is kept."""
+    turn = artifact_turn(messages)
+    if turn is None:
+        return
+    assert answer["turns"][turn]["fate"] == "kept"
+    request = answer["current_request"]
+    if request is not None:
+        assert request["turn_index"] > turn
+    for kind in ("last_tool_result", "ledger_fact"):
+        block = answer["pins"][kind]
+        for pin in [] if block is None else block["pinned"]:
+            assert pin["turn_index"] > turn
+
+
+ANCHOR_STRATEGIES = [
+    *STRATEGIES,
+    pytest.param({"kind": "sliding-window", "keep_recent_turns": 3}, id="sliding-window-3"),
+    *(
+        pytest.param({"kind": "fit", "max_tokens": budget}, id=f"fit-{budget}")
+        for budget in (300, 500, 700, 100_000)
+    ),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("strategy", ANCHOR_STRATEGIES)
+@pytest.mark.parametrize("summaries", [1, 2])
+@pytest.mark.parametrize("person_after", [False, True], ids=["none-after", "person-after"])
+async def test_the_anthropic_request_and_pins_are_after_the_last_artifact(
+    client: Any, strategy: dict[str, Any], summaries: int, person_after: bool
+) -> None:
+    sent = compacted_run(summaries, person_after)
+    answer = await post_ok(client, {"messages": sent, "strategy": strategy})
+    assert compaction(SUMMARY) in blocks_in(answer["window"])
+    assert_anchored_after_the_artifact(sent, answer)
+    request = answer["current_request"]
+    if person_after:
+        assert request is not None and request["message_index"] == 8
+    else:
+        assert request is None  # the task and the follow-up are before the artifact
+    assert_anthropic_window(sent, answer)
+
+
+@pytest.mark.anyio
+async def test_the_turns_before_the_artifact_are_ordinary_candidates(client: Any) -> None:
+    sent = compacted_run(1, person_after=False)
+    strategy = {"kind": "sliding-window", "keep_recent_turns": 1}
+    answer = await post_ok(client, {"messages": sent, "strategy": strategy})
+    # The task, the follow-up and their results leave up to the artifact, notice included; no pin
+    # holds a result from before it (c was the follow-up's, the last result before it).
+    assert answer["evicted_messages"][:5] == [0, 1, 2, 3, 4]
+    assert answer["notice"] is not None
+    assert "Audit every rack." not in str(answer["window"])
+    assert FOLLOW_UP not in str(answer["window"])
+    pinned = [pin["tool_name"] for pin in answer["pins"]["last_tool_result"]["pinned"]]
+    assert pinned and "look_a" not in pinned and "look_c" not in pinned
+    assert_anthropic_window(sent, answer)
+
+
+@pytest.mark.anyio
+async def test_request_text_before_the_artifact_names_nothing(client: Any) -> None:
+    body = {
+        "messages": compacted_run(1, person_after=False),
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+        "request_text": FOLLOW_UP,
+    }
+    assert (await post_ok(client, body))["current_request"] is None
+    body["messages"] = compacted_run(1, person_after=True)
+    body["request_text"] = AFTER
+    assert (await post_ok(client, body))["current_request"]["message_index"] == 8
+
+
+@pytest.mark.anyio
+async def test_without_a_summary_the_task_is_the_request(client: Any) -> None:
+    """The rule is the artifact's: a failed compaction (null content) leaves the request alone."""
+    sent = compacted_run(1, person_after=False)
+    sent[5]["content"][1] = compaction(None)
+    answer = await post_ok(
+        client, {"messages": sent, "strategy": {"kind": "sliding-window", "keep_recent_turns": 1}}
+    )
+    assert answer["current_request"] == {"message_index": 4, "turn_index": 3}
 
 
 # ---- responses ---------------------------------------------------------------------------------
@@ -265,6 +413,25 @@ async def test_an_earlier_compaction_item_leaves_with_its_run(client: Any) -> No
 
 
 @pytest.mark.anyio
+async def test_a_person_before_a_compaction_item_is_still_the_request(client: Any) -> None:
+    """`/responses/compact` keeps the person's messages before its item on purpose."""
+    sent = [
+        {"role": "user", "content": "Audit every rack."},
+        *call("a"),
+        compaction_item("cmp_1"),
+        *call("c"),
+        *call("d"),
+    ]
+    strategy = {"kind": "sliding-window", "keep_recent_turns": 1}
+    answer = await post_ok(
+        client, {"messages": sent, "strategy": strategy, "keep_last_tool_results": 0}
+    )
+    assert answer["current_request"] == {"message_index": 0, "turn_index": 0}
+    assert answer["window"][0] == sent[0]
+    check_window(sent, answer)
+
+
+@pytest.mark.anyio
 async def test_auto_detects_responses_from_a_compaction_item(client: Any) -> None:
     answer = await post_ok(
         client, {"messages": [{"role": "user", "content": "go"}, compaction_item("cmp")]}
@@ -303,6 +470,42 @@ def test_random_anthropic_transcripts_keep_their_artifact(
     artifact = last_summary(messages)
     if artifact is not None:
         assert any(block is artifact or block == artifact for block in blocks_in(answer["window"]))
+    assert_anchored_after_the_artifact(messages, answer)
+    codes = {finding["code"] for finding in answer["diagnostics"]}
+    if not codes & PAIRING_BREAKERS and anthropic_violations(messages) == []:
+        assert anthropic_violations(answer["window"]) == []
+        assert opening_violations(messages, answer["window"]) == []
+
+
+@st.composite
+def summarized_anthropic(draw: Draw) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Random Anthropic transcripts with a summary in one assistant message at least (so there is
+    an artifact, often with person messages and results before it), the calls spread over a few
+    tools so that several last-tool-result pins compete."""
+    messages = copy.deepcopy(draw(anthropic_transcripts()))
+    assistants = [index for index, m in enumerate(messages) if m.get("role") == "assistant"]
+    if assistants:
+        message = messages[draw(st.sampled_from(assistants))]
+        if not isinstance(message["content"], list):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+        place = draw(st.integers(0, len(message["content"])))
+        message["content"].insert(place, compaction(SUMMARY))
+    for message in messages:
+        for block in message["content"] if isinstance(message["content"], list) else ():
+            if block.get("type") == "tool_use":
+                block["name"] = f"look_{int(block['id'][-1]) % 3}"
+    core = read_messages(messages, "anthropic")
+    return messages, draw(plan_options(native_view(core)))
+
+
+@given(summarized_anthropic())
+def test_random_summarized_anthropic_transcripts_anchor_after_the_artifact(
+    case: tuple[list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    messages, options = case
+    answer = plan({**options, "messages": messages, "format": "anthropic"})
+    assert "errors" not in answer, answer
+    assert_anchored_after_the_artifact(messages, answer)
     codes = {finding["code"] for finding in answer["diagnostics"]}
     if not codes & PAIRING_BREAKERS and anthropic_violations(messages) == []:
         assert anthropic_violations(answer["window"]) == []

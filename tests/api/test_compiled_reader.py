@@ -44,6 +44,7 @@ from bench.asgi import call_asgi
 from bench.generate import plan_body
 from fuzz.fuzz_requests import SEEDS
 from tests.api.test_fit_http import fit_body
+from tests.api.test_frames_http import INTERRUPTION, REMINDER, TASK, transcript
 from tests.core.fit_examples import FIT_EXAMPLES
 from tests.core.window_examples import WINDOW_EXAMPLES, request_body
 from tests.formats.test_properties import TRANSCRIPTS
@@ -165,8 +166,10 @@ def test_api_plan_examples_give_the_python_answer(name: str) -> None:
     body = orjson.dumps({**PLAN_EXAMPLES[name]["value"], "include_window": True})
     status = assert_same_answer(body)
     assert status == 200
-    if PLAN_EXAMPLES[name]["value"].get("format", "auto") in ("native", "openai", "anthropic"):
-        assert compiled_answers(body)
+    value = PLAN_EXAMPLES[name]["value"]
+    # An Anthropic compaction block is the one thing the compiled path leaves to Python.
+    if value.get("format", "auto") in ("native", "openai", "anthropic"):
+        assert compiled_answers(body) == (not compacted(value["messages"]))
 
 
 TRANSCRIPT_CASES = st.sampled_from(sorted(TRANSCRIPTS)).flatmap(
@@ -187,6 +190,10 @@ OPTIONS = st.fixed_dictionaries(
         "ledger": st.just([]),
         "cap": st.fixed_dictionaries({"max_chars": st.integers(1, 40)}),
         "collapse": st.just("ledger"),
+        # Read by the Python side in both paths; a bad value is the same 422.
+        "detect_frames": st.none() | st.booleans(),
+        "frame_tags": st.none()
+        | st.lists(st.sampled_from(["my-note", "task", "x.y:z", "1bad", 5]), max_size=2),
     },
 )
 
@@ -205,6 +212,49 @@ def test_property_transcripts_give_the_python_answer(
     if assert_same_answer(encoded) == 200:
         # An Anthropic compaction block is the one thing the compiled path leaves to Python.
         assert compiled_answers(encoded) == (format_name != "anthropic" or not compacted(messages))
+
+
+@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"detect_frames": False},
+        {"detect_frames": None, "frame_tags": None},
+        {"frame_tags": ["my-note"]},
+        {"request_text": REMINDER},
+        {"detect_frames": True, "frame_tags": ["my-note", "x.y:z"], "request_text": "other"},
+    ],
+    ids=repr,
+)
+def test_frame_bodies_are_answered_by_the_compiled_path_byte_for_byte(
+    format_name: str, options: dict[str, Any]
+) -> None:
+    """Reminders, a note and an interruption after the task: the frame options are read by the
+    Python side of the request in both paths, so both find the same current request."""
+    frames = [REMINDER, "<my-note>checked</my-note>", None, INTERRUPTION, REMINDER]
+    body = {
+        "messages": transcript(format_name, [TASK], frames),
+        "format": format_name,
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+        "include_window": True,
+        **options,
+    }
+    encoded = orjson.dumps(body)
+    assert compiled_answers(encoded)
+    assert assert_same_answer(encoded) == 200
+    auto = {key: value for key, value in body.items() if key != "format"}
+    assert assert_same_answer(respaced(orjson.dumps(auto))) == 200
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"detect_frames": "no"}, {"frame_tags": "x"}, {"frame_tags": ["ok", 5, "1bad"]}],
+    ids=repr,
+)
+def test_bad_frame_options_give_the_python_422(options: dict[str, Any]) -> None:
+    body = {"messages": transcript("anthropic", [TASK], [REMINDER]), **options}
+    assert assert_same_answer(orjson.dumps(body)) == 422
 
 
 def compacted(messages: list[Any]) -> bool:

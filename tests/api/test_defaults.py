@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app.core import defaults
+from app.core.frames import FrameDetection
 from app.core.plan_types import PlanOptions, SlidingWindow, TokenBudget
 from app.main import create_app
 from app.settings import Settings
@@ -37,10 +38,14 @@ def test_the_core_options_take_their_defaults_from_the_one_home() -> None:
     assert options.iteration == PLAN["iteration"]
     assert options.strategy == SlidingWindow(PLAN["strategy"]["keep_recent_turns"])
     assert TokenBudget(1.0).keep_recent_turns == PLAN["token_budget"]["keep_recent_turns"]
+    assert options.frames == FrameDetection(PLAN["detect_frames"], frozenset(PLAN["frame_tags"]))
+    assert options.provider_reads_from is None
 
 
 def test_the_document_shows_the_same_defaults(schemas: dict[str, Any]) -> None:
     plan = {k: v for k, v in PLAN.items() if v is not None and not isinstance(v, dict | list)}
+    # `frame_tags` shows its default []; `prior_records` shows null, which means [].
+    plan["frame_tags"] = PLAN["frame_tags"]
     assert documented(schemas, "PlanRequest") == plan
     offer = {k: v for k, v in OFFER.items() if not isinstance(v, list)}
     assert documented(schemas, "OfferRequest") == offer

@@ -1,4 +1,4 @@
-"""Framework frames (docs/rules.md, "Framework frames"): which user texts a framework wrote, and
+"""Framework frames (docs/rules.md#framework-frames): which user texts a framework wrote, and
 how they stay out of the current request."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Provider compaction artifacts: Anthropic `compaction` blocks and Responses `compaction` items.
 
 The last summary of the transcript is a core `system` message of its own (never removed); earlier
-ones, and failed compactions, add nothing and travel with their message (`docs/rules.md`,
-"Provider compaction"). Both are written back verbatim with their message.
+ones, and failed compactions, add nothing and travel with their message
+(`docs/rules.md#provider-compaction`). Both are written back verbatim with their message.
 """
 
 from __future__ import annotations

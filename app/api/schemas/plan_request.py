@@ -186,6 +186,11 @@ class PlanCap(BaseModel):
     )
 
 
+# An element name that makes a framework frame (docs/rules.md#framework-frames); the pattern is
+# `app.core.frames.valid_frame_tag`'s, anchored at both ends.
+FrameTag = Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]*$")]
+
+
 class PlanRequest(BaseModel):
     """What to plan: the transcript, the strategy and the pin options."""
 
@@ -214,6 +219,19 @@ class PlanRequest(BaseModel):
     )
     request_text: StrictStr | None = Field(
         None, description="The text the run was started with; finds the current request exactly."
+    )
+    detect_frames: StrictBool | None = Field(
+        defaults.DEFAULT_DETECT_FRAMES,
+        description="Tell framework frames from a person's words: a user text made only of listed "
+        "framework elements (`<system-reminder>…</system-reminder>`, a command echo), starting "
+        "with a known framework sentence (`Stop hook feedback:`) or an interruption line "
+        "(`[Request interrupted by user]`) is never the current request, unless `request_text` "
+        "names it. false turns detection off; null means true.",
+    )
+    frame_tags: list[FrameTag] | None = Field(
+        list(defaults.DEFAULT_FRAME_TAGS),
+        description="More element names that make a frame, besides the listed ones (each "
+        "`[A-Za-z][A-Za-z0-9_.:-]*`); null means [].",
     )
     paused: Paused | None = Field(None, description="The call the run is paused on.")
     iteration: PositiveWhole = Field(

@@ -991,6 +991,18 @@ export type PlanRequest = unknown & {
      */
     request_text?: string | null;
     /**
+     * Detect Frames
+     *
+     * Tell framework frames from a person's words: a user text made only of listed framework elements (`<system-reminder>…</system-reminder>`, a command echo), starting with a known framework sentence (`Stop hook feedback:`) or an interruption line (`[Request interrupted by user]`) is never the current request, unless `request_text` names it. false turns detection off; null means true.
+     */
+    detect_frames?: boolean | null;
+    /**
+     * Frame Tags
+     *
+     * More element names that make a frame, besides the listed ones (each `[A-Za-z][A-Za-z0-9_.:-]*`); null means [].
+     */
+    frame_tags?: Array<string> | null;
+    /**
      * The call the run is paused on.
      */
     paused?: Paused | null;

@@ -57,6 +57,12 @@ class PlanRequest:
             ledger. Present (even []) arms ledger-fact pins; absent or null leaves them off.
         keep_ledger_facts (int | Unset): Ceiling of ledger-fact pins. Default: 4.
         request_text (None | str | Unset): The text the run was started with; finds the current request exactly.
+        detect_frames (bool | None | Unset): Tell framework frames from a person's words: a user text made only of
+            listed framework elements (`<system-reminder>…</system-reminder>`, a command echo), starting with a known
+            framework sentence (`Stop hook feedback:`) or an interruption line (`[Request interrupted by user]`) is never
+            the current request, unless `request_text` names it. false turns detection off; null means true. Default: True.
+        frame_tags (list[str] | None | Unset): More element names that make a frame, besides the listed ones (each
+            `[A-Za-z][A-Za-z0-9_.:-]*`); null means [].
         paused (None | Paused | Unset): The call the run is paused on.
         iteration (int | Unset): Written into the drop notice and the record. Default: 1.
         prior_records (list[PriorRecord] | None | Unset): The records this run received from earlier plans, oldest first
@@ -94,6 +100,8 @@ class PlanRequest:
     ) = UNSET
     keep_ledger_facts: int | Unset = 4
     request_text: None | str | Unset = UNSET
+    detect_frames: bool | None | Unset = True
+    frame_tags: list[str] | None | Unset = UNSET
     paused: None | Paused | Unset = UNSET
     iteration: int | Unset = 1
     prior_records: list[PriorRecord] | None | Unset = UNSET
@@ -185,6 +193,21 @@ class PlanRequest:
         else:
             request_text = self.request_text
 
+        detect_frames: bool | None | Unset
+        if isinstance(self.detect_frames, Unset):
+            detect_frames = UNSET
+        else:
+            detect_frames = self.detect_frames
+
+        frame_tags: list[str] | None | Unset
+        if isinstance(self.frame_tags, Unset):
+            frame_tags = UNSET
+        elif isinstance(self.frame_tags, list):
+            frame_tags = self.frame_tags
+
+        else:
+            frame_tags = self.frame_tags
+
         paused: dict[str, Any] | None | Unset
         if isinstance(self.paused, Unset):
             paused = UNSET
@@ -264,6 +287,10 @@ class PlanRequest:
             field_dict["keep_ledger_facts"] = keep_ledger_facts
         if request_text is not UNSET:
             field_dict["request_text"] = request_text
+        if detect_frames is not UNSET:
+            field_dict["detect_frames"] = detect_frames
+        if frame_tags is not UNSET:
+            field_dict["frame_tags"] = frame_tags
         if paused is not UNSET:
             field_dict["paused"] = paused
         if iteration is not UNSET:
@@ -483,6 +510,32 @@ class PlanRequest:
 
         request_text = _parse_request_text(d.pop("request_text", UNSET))
 
+        def _parse_detect_frames(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        detect_frames = _parse_detect_frames(d.pop("detect_frames", UNSET))
+
+        def _parse_frame_tags(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                frame_tags_type_0 = cast(list[str], data)
+
+                return frame_tags_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        frame_tags = _parse_frame_tags(d.pop("frame_tags", UNSET))
+
         def _parse_paused(data: object) -> None | Paused | Unset:
             if data is None:
                 return data
@@ -607,6 +660,8 @@ class PlanRequest:
             ledger=ledger,
             keep_ledger_facts=keep_ledger_facts,
             request_text=request_text,
+            detect_frames=detect_frames,
+            frame_tags=frame_tags,
             paused=paused,
             iteration=iteration,
             prior_records=prior_records,
