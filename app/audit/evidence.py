@@ -30,10 +30,9 @@ from functools import cache
 
 import orjson
 
-from app.core.cap import is_truncated
-from app.core.collapse import is_ticket
 from app.core.messages import Message, is_result_message
 from app.core.notice import notice_text
+from app.core.shaping import is_shaped
 
 IDENTIFIER_RUN = re.compile(r"[A-Za-z0-9_./:@#\-]+")
 EDGE = ".:/-"  # removed from both ends of a run before it is judged
@@ -148,15 +147,7 @@ def evidence(
 def is_service_text(text: str) -> bool:
     """Whether the service wrote `text` itself: a drop notice (this plan's or an earlier one), a
     collapse ticket, or a cap marker."""
-    if text.lstrip().startswith(NOTICE_OPENING):
-        return True
-    if not text.lstrip().startswith("{"):
-        return False
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return False
-    return is_ticket(value) or is_truncated(value)
+    return text.lstrip().startswith(NOTICE_OPENING) or is_shaped(text)
 
 
 def shown_texts(window: Sequence[Message], system: str | None = None) -> list[str]:
