@@ -17,6 +17,7 @@ from app.tokenizers import counter
 
 SAMPLES = cli.sample_paths()
 OPENHANDS = next(path for path in SAMPLES if path.name == "openhands-todo-app.json")
+SWE_AGENT = next(path for path in SAMPLES if path.name == "swe-agent-pydicom-1458.json")
 SERVICE_CONFIGS = {name: c for name, c in DEFAULT_CONFIGS.items() if "peer" not in c}
 
 
@@ -63,6 +64,28 @@ def test_a_recorded_sample_checked_by_hand() -> None:
 
 
 @pytest.mark.parametrize("fraction", [0.35, 0.2])
+def test_the_evidence_of_a_recorded_run_checked_by_hand() -> None:
+    """The SWE-agent run: where each identifier its calls use was first seen.
+
+    By hand, from the sample: the calls' values hold identifiers such as `reproduce_bug.py` (first
+    written by the model itself, message 3), `pydicom/pixel_data_handlers/numpy_handler.py`
+    (first in the person's issue, message 2, inside a link to the file: a `/` before it, `#`
+    after), `287:295` and `required_elements.append` (nowhere before the call). Only
+    `required_elements` was first shown by a tool: the file listing at message 12 (its line 287)
+    is its first occurrence, so steps 13, 15, 17 and 19, whose edits name it, have one identifier
+    of evidence each, and no other step has any. Each of those steps' windows keeps the result
+    just before the step (messages 12, 14, 16 and 18 each show `required_elements`), so `fit`
+    keeps all four.
+    """
+    audit = audit_of([SWE_AGENT], {"fit": DEFAULT_CONFIGS["fit"]})
+    series = audit.figures["fit"].series
+    by_step = {s.step: (s.evidence, s.kept) for s in series}
+    assert {step for step, (found, _) in by_step.items() if found} == {13, 15, 17, 19}
+    assert all(by_step[step] == (1, 1) for step in (13, 15, 17, 19))
+    summary = audit.summary()["configurations"]["fit"]
+    assert (summary["evidence"], summary["kept"], summary["evidence_kept"]) == (4, 4, 1.0)
+
+
 def test_no_service_window_is_invalid_on_any_sample(fraction: float) -> None:
     audit = audit_of(SAMPLES, SERVICE_CONFIGS, fraction)
     for figures in audit.figures.values():
