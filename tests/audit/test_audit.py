@@ -63,7 +63,6 @@ def test_a_recorded_sample_checked_by_hand() -> None:
     assert summary["invalid_windows"] == 0
 
 
-@pytest.mark.parametrize("fraction", [0.35, 0.2])
 def test_the_evidence_of_a_recorded_run_checked_by_hand() -> None:
     """The SWE-agent run: where each identifier its calls use was first seen.
 
@@ -86,6 +85,7 @@ def test_the_evidence_of_a_recorded_run_checked_by_hand() -> None:
     assert (summary["evidence"], summary["kept"], summary["evidence_kept"]) == (4, 4, 1.0)
 
 
+@pytest.mark.parametrize("fraction", [0.35, 0.2])
 def test_no_service_window_is_invalid_on_any_sample(fraction: float) -> None:
     audit = audit_of(SAMPLES, SERVICE_CONFIGS, fraction)
     for figures in audit.figures.values():
