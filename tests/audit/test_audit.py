@@ -27,9 +27,9 @@ def audit_of(paths: list[Path], configs: dict[str, Any], fraction: float = 0.35)
     return audit
 
 
-def test_the_bundled_samples_are_three_agents_in_three_dialects() -> None:
+def test_the_bundled_samples_are_four_agents_in_four_dialects() -> None:
     formats = {read_file(path).dialect.name for path in SAMPLES}
-    assert formats == {"openai", "anthropic", "bedrock"}
+    assert formats == {"openai", "anthropic", "bedrock", "gemini"}
     assert all(path.stat().st_size < 300_000 for path in SAMPLES)
 
 
