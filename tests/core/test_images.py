@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import app.core.images as images
 from app.core.images import (
-    HEAD_BYTES,
+    HEAD_CHARS,
     MAX_JPEG_SEGMENTS,
     Image,
     anthropic_tokens,
@@ -220,10 +220,10 @@ def counted_decoding(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return lengths
 
 
-# What a walk may decode: the head (tried twice), then per JPEG step a marker and a length or a
-# frame header, each a few base64 groups.
-MAX_DECODES = 2 + 2 * MAX_JPEG_SEGMENTS + 1
-MAX_DECODED_CHARS = 4 * (HEAD_BYTES // 3 + 1)
+# What a read may decode: the head, then per JPEG step a marker and a length or a frame header
+# (a fill byte is a step of one decode), each a slice of a few base64 groups.
+MAX_DECODES = 1 + 2 * MAX_JPEG_SEGMENTS
+MAX_DECODED_CHARS = HEAD_CHARS
 
 
 def assert_bounded(data: str, lengths: list[int]) -> None:
