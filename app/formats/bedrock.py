@@ -497,7 +497,7 @@ def result_images(content: Any) -> tuple[Image, ...]:
 
 def tool_result_text(result: JsonObject, loc: Loc, problems: Problems) -> str:
     """Its `text` blocks and the compact JSON of its `json` blocks, joined in order; "" when it
-    has no content. Other blocks (images, documents) add nothing."""
+    has no content. Other blocks (images, documents) add no text; images count tokens."""
     content = result.get("content", [])
     content_loc = (*loc, "content")
     if not isinstance(content, list):
