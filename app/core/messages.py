@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from app.core.images import Image
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 # A named tuple from all its fields in order, with no Python-level call. Nothing checks the count
@@ -49,7 +51,8 @@ class Message(NamedTuple):
     `blocks` are the caller's content-block indices it holds, for writing it back. `source_end`
     is the index of the last caller message it was read from when it spans several (a Responses
     assistant run: reasoning, text and call items read as one assistant message); None when it
-    is one caller message.
+    is one caller message. `images` are the images its parts or blocks carry, counted only with
+    tokens (docs/rules.md#images); they add no characters.
     """
 
     role: Role
@@ -62,6 +65,7 @@ class Message(NamedTuple):
     source: int | None = None
     blocks: tuple[int, ...] = ()
     source_end: int | None = None
+    images: tuple[Image, ...] = ()
 
 
 def chars(message: Message) -> int:

@@ -1,8 +1,9 @@
 """Token counting rules (docs/rules.md#tokens): the tokens of a message, and calibration.
 
 A message costs its text, each call's name and arguments, and a fixed framing (`4` a message, `3`
-a call) that stands for what a provider wraps around them; thinking blocks, images and documents
-add nothing. These are approximations on purpose: the exact framing differs by provider and
+a call) that stands for what a provider wraps around them; an image adds its own count by its
+provider's rule (`app.core.images`, docs/rules.md#images); thinking blocks and documents add
+nothing. These are approximations on purpose: the exact framing differs by provider and
 changes over time, and calibration (docs/rules.md#calibration) scales every count to what the
 provider last measured.
 
@@ -23,6 +24,7 @@ from fractions import Fraction
 
 import orjson
 
+from app.core.images import image_tokens
 from app.core.messages import Message
 
 TokenCounter = Callable[[str], int]
@@ -82,11 +84,13 @@ def arguments_text(arguments: object) -> str:
 
 
 def message_tokens(message: Message, count: TokenCounter) -> int:
-    """`count(content) + Σ(count(name) + count(arguments_text) + 3) + 4`
-    (docs/rules.md#the-tokens-of-a-message)."""
+    """`count(content) + Σ(count(name) + count(arguments_text) + 3) + 4`, plus each image's
+    tokens (docs/rules.md#the-tokens-of-a-message, docs/rules.md#images)."""
     tokens = count(message.content) + MESSAGE_FRAMING
     for call in message.tool_calls:
         tokens += count(call.name) + count(arguments_text(call.arguments)) + CALL_FRAMING
+    if message.images:
+        tokens += sum(map(image_tokens, message.images))
     return tokens
 
 

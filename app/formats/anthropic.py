@@ -7,7 +7,10 @@ caller index (`source`) and the block indices it holds (`blocks`), so a window i
 regrouping the kept core messages: consecutive ones from the same caller message become that
 message again, holding only their blocks, each block the caller's own object. Blocks that carry no
 text (images, documents, thinking, server-tool blocks, types this version does not know) add no
-characters and travel with their message. The top-level `system` prompt is outside `messages` and
+characters and travel with their message. An `image` block, in a message or inside a
+`tool_result`'s content, is an image its core message carries, counted by Claude's rule
+(`docs/rules.md#images`): a `base64` source by its header, a `url` or `file` source at the unknown
+size. The top-level `system` prompt is outside `messages` and
 is not read here.
 
 The provider's own summary of the run (a `compaction` block whose `content` is a non-empty string)
@@ -26,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
+from app.core.images import Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.dialect import Dialect
 from app.formats.fields import (
@@ -49,6 +53,7 @@ ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 TEXT_BLOCKS = {"text": "text"}
 NOTICE_POSITION = -1
 COMPACTION = "compaction"
+IMAGE = "image"
 
 
 def read(raw: list[Any]) -> list[Message]:
@@ -141,12 +146,15 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         if role != "user" and role != "assistant":
             return False
         out.append(
-            from_fields(Message, (role, content, (), None, None, injected, False, index, (), None))
+            from_fields(
+                Message, (role, content, (), None, None, injected, False, index, (), None, ())
+            )
         )
         return True
     if type(content) is not list:
         return False
     pieces: list[str] = []
+    images: list[Image] = []
     if role == "assistant":
         calls: list[ToolCall] = []
         for block in content:
@@ -164,6 +172,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
                 calls.append(from_fields(ToolCall, (call_id, name, None, block.get("input", ""))))
+            elif block_type == IMAGE:
+                images.append(block_image(block))
             elif (
                 block_type == "tool_result"
                 or block_type == COMPACTION
@@ -175,7 +185,19 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         out.append(
             from_fields(
                 Message,
-                ("assistant", text, tuple(calls), None, None, injected, False, index, blocks, None),
+                (
+                    "assistant",
+                    text,
+                    tuple(calls),
+                    None,
+                    None,
+                    injected,
+                    False,
+                    index,
+                    blocks,
+                    None,
+                    tuple(images),
+                ),
             )
         )
         return True
@@ -212,6 +234,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                         index,
                         (position,),
                         None,
+                        (),
                     ),
                 )
             )
@@ -221,6 +244,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             if type(text) is not str:
                 return False
             pieces.append(text)
+        elif block_type == IMAGE:
+            images.append(block_image(block))
         elif block_type == "tool_use" or type(block_type) is not str:
             return False
         user_blocks.append(position)
@@ -230,7 +255,19 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         out.append(
             from_fields(
                 Message,
-                ("user", text, (), None, None, injected, False, index, tuple(user_blocks), None),
+                (
+                    "user",
+                    text,
+                    (),
+                    None,
+                    None,
+                    injected,
+                    False,
+                    index,
+                    tuple(user_blocks),
+                    None,
+                    tuple(images),
+                ),
             )
         )
     return True
@@ -281,6 +318,7 @@ def read_assistant(
     out: list[Message] = []
     pieces: list[str] = []
     calls: list[ToolCall] = []
+    images: list[Image] = []
     held: list[int] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
@@ -291,24 +329,31 @@ def read_assistant(
             call_id = required_id(block, "id", (*loc, "id"), problems)
             name = required_name(block, "name", (*loc, "name"), problems)
             calls.append(ToolCall(call_id, name, None, block.get("input", "")))
+        elif block_type == IMAGE:
+            images.append(block_image(block))
         elif block_type == "tool_result":
             problems.add(loc, "a 'tool_result' block answers a call: it belongs in a user message")
         elif block_type == COMPACTION:
             summary = compaction_summary(block, loc, problems)
             if summary and artifact.is_at(index, position):
                 if held:
-                    out.append(assistant_part(pieces, calls, held, index, injected))
-                    pieces, calls, held = [], [], []
+                    out.append(assistant_part(pieces, calls, held, index, injected, images))
+                    pieces, calls, held, images = [], [], [], []
                 out.append(Message("system", summary, source=index, blocks=(position,)))
                 continue
         held.append(position)
     if held or not out:
-        out.append(assistant_part(pieces, calls, held, index, injected))
+        out.append(assistant_part(pieces, calls, held, index, injected, images))
     return out
 
 
 def assistant_part(
-    pieces: list[str], calls: list[ToolCall], held: list[int], index: int, injected: bool
+    pieces: list[str],
+    calls: list[ToolCall],
+    held: list[int],
+    index: int,
+    injected: bool,
+    images: list[Image],
 ) -> Message:
     return Message(
         "assistant",
@@ -317,6 +362,7 @@ def assistant_part(
         injected=injected,
         source=index,
         blocks=tuple(held),
+        images=tuple(images),
     )
 
 
@@ -341,6 +387,7 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
     holding every other block, or the empty message itself."""
     messages: list[Message] = []
     pieces: list[str] = []
+    images: list[Image] = []
     user_blocks: list[int] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
@@ -351,6 +398,8 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
         user_blocks.append(position)
         if block_type == "text":
             pieces.append(part_text(block, "text", loc, problems))
+        elif block_type == IMAGE:
+            images.append(block_image(block))
         elif block_type == "tool_use":
             problems.add(loc, "a 'tool_use' block is a call: it belongs in an assistant message")
     if user_blocks or not content:
@@ -361,6 +410,7 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
                 injected=injected,
                 source=index,
                 blocks=tuple(user_blocks),
+                images=tuple(images),
             )
         )
     return messages
@@ -375,6 +425,27 @@ def read_tool_result(block: JsonObject, index: int, position: int, problems: Pro
         not_dispatched=flag(block, "not_dispatched", (*loc, "not_dispatched"), problems),
         source=index,
         blocks=(position,),
+        images=blocks_images(block.get("content")),
+    )
+
+
+def block_image(block: JsonObject) -> Image:
+    """An `image` block: its `base64` source's data, else (a `url` or `file` source, or one this
+    version does not know) an image of unknown size."""
+    source = block.get("source")
+    if is_object(source) and source.get("type") == "base64":
+        return base64_image("anthropic", source.get("data"))
+    return Image("anthropic")
+
+
+def blocks_images(content: Any) -> tuple[Image, ...]:
+    """The images of a `tool_result`'s content blocks (none for string content)."""
+    if type(content) is not list:
+        return ()
+    return tuple(
+        block_image(block)
+        for block in content
+        if type(block) is dict and block.get("type") == IMAGE
     )
 
 

@@ -15,6 +15,11 @@ results nor text is one core user message with no text. Every core message remem
 index and the block indices it holds, and the window is written by regrouping the kept core
 messages, each block the caller's own object.
 
+An `image` block is an image counted by Claude's rule (`docs/rules.md#images`: Bedrock's Claude
+models) in the core message that holds the block (the person's words it travels with, or the
+`toolResult` whose content holds it): `source.bytes` (base64 in Converse's JSON) by its header,
+an `s3Location` at the unknown size.
+
 Converse requires the roles to alternate, so the window is then laid out at the seam the removal
 left: the notice's text block joins a user message beside it (the kept request before it, else
 the user message after it) and stands alone only when neither neighbour is a user message, and
@@ -31,6 +36,7 @@ from typing import Any
 
 import orjson
 
+from app.core.images import Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import WindowPlan
 from app.formats.anthropic import kept_runs, with_blocks
@@ -61,6 +67,7 @@ CACHE_POINT = "cachePoint"
 # A `toolUse` block's `type` when the provider runs the tool itself (its result is in the same
 # assistant message): no call for the planner.
 SERVER_TOOL_USE = "server_tool_use"
+IMAGE = "image"
 
 # The items of the window at the removal's seam (see `seam_groups`).
 PREV, NOTICE, NEXT = 0, 1, 2
@@ -90,7 +97,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         if role != "user" and role != "assistant":
             return False
         out.append(
-            from_fields(Message, (role, content, (), None, None, False, False, index, (), None))
+            from_fields(Message, (role, content, (), None, None, False, False, index, (), None, ()))
         )
         return True
     if type(content) is not list:
@@ -121,7 +128,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             users.append(
                 from_fields(
                     Message,
-                    ("user", text, (), None, None, injected, False, index, (position,), None),
+                    ("user", text, (), None, None, injected, False, index, (position,), None, ()),
                 )
             )
             kind = "text"
@@ -140,6 +147,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             ):
                 return False
             pieces: list[str] = []
+            images: list[Image] = []
             for item in body:
                 if type(item) is not dict:
                     return False
@@ -150,6 +158,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                     pieces.append(piece)
                 elif "json" in item:
                     pieces.append(orjson.dumps(item["json"]).decode())
+                elif IMAGE in item:
+                    images.append(block_image(item))
             results.append(
                 from_fields(
                     Message,
@@ -164,6 +174,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                         index,
                         (position,),
                         None,
+                        tuple(images),
                     ),
                 )
             )
@@ -178,13 +189,14 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 ]
         if kinds is not None:
             kinds.append(kind)
-    out.extend(gathered(index, results, users, kinds))
+    out.extend(gathered(index, results, users, kinds, content))
     return True
 
 
 def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> bool:
     pieces: list[str] = []
     calls: list[ToolCall] = []
+    images: list[Image] = []
     for block in content:
         if type(block) is not dict:
             return False
@@ -212,6 +224,8 @@ def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> 
             if type(call_id) is not str or not call_id or type(name) is not str:
                 return False
             calls.append(from_fields(ToolCall, (call_id, name, None, use.get("input", ""))))
+        elif IMAGE in block:
+            images.append(block_image(block))
         elif kindless(block):
             return False
     blocks = tuple(range(len(content)))
@@ -229,6 +243,7 @@ def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> 
                 index,
                 blocks,
                 None,
+                tuple(images),
             ),
         )
     )
@@ -301,9 +316,12 @@ def read_assistant(content: list[Any], index: int, problems: Problems) -> Messag
     server-side tool's `toolUse` and `toolResult` blocks."""
     pieces: list[str] = []
     calls: list[ToolCall] = []
+    images: list[Image] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
         kind = block_kind(block, loc, problems)
+        if kind == "" and IMAGE in block:
+            images.append(block_image(block))
         if kind == "text":
             pieces.append(part_text(block, "text", loc, problems))
             flag(block, "injected", (*loc, "injected"), problems)
@@ -324,6 +342,7 @@ def read_assistant(content: list[Any], index: int, problems: Problems) -> Messag
         tuple(calls),
         source=index,
         blocks=tuple(range(len(content))),
+        images=tuple(images),
     )
 
 
@@ -347,17 +366,23 @@ def read_user(content: list[Any], index: int, problems: Problems) -> list[Messag
         elif kind == "" and CACHE_POINT in block:
             kind = CACHE_POINT
         kinds.append(kind or "")
-    return gathered(index, results, users, kinds)
+    return gathered(index, results, users, kinds, content)
 
 
 def gathered(
-    index: int, results: list[Message], users: list[Message], kinds: list[str] | None
+    index: int,
+    results: list[Message],
+    users: list[Message],
+    kinds: list[str] | None,
+    content: list[Any],
 ) -> list[Message]:
     """The core messages of a user message: its results, then its texts, each holding the other
-    blocks `owners` gives it; one user message with no text holding every block when it has
-    neither. `kinds` is the kind of each block (None: every block is a result or a text)."""
+    blocks `owners` gives it (and the images among them); one user message with no text holding
+    every block when it has neither. `kinds` is the kind of each block (None: every block is a
+    result or a text)."""
     if not results and not users:
-        return [Message("user", source=index, blocks=tuple(range(len(kinds or ()))))]
+        blocks = tuple(range(len(kinds or ())))
+        return [Message("user", source=index, blocks=blocks, images=blocks_images(content, blocks))]
     if kinds is None:
         return [*results, *users]
     held: dict[int, list[int]] = {}
@@ -368,8 +393,31 @@ def gathered(
     for number, message in enumerate(messages):
         extra = held.get(message.blocks[0])
         if extra is not None:
-            messages[number] = message._replace(blocks=tuple(sorted((*message.blocks, *extra))))
+            messages[number] = message._replace(
+                blocks=tuple(sorted((*message.blocks, *extra))),
+                images=message.images + blocks_images(content, extra),
+            )
     return messages
+
+
+def block_image(block: JsonObject) -> Image:
+    """An `image` block's image: `source.bytes` by its header, any other source (`s3Location`)
+    or a malformed block at the unknown size."""
+    image = block.get(IMAGE)
+    source = image.get("source") if is_object(image) else None
+    if is_object(source) and "bytes" in source:
+        return base64_image("anthropic", source["bytes"])
+    return Image("anthropic")
+
+
+def blocks_images(content: Sequence[Any], positions: Sequence[int]) -> tuple[Image, ...]:
+    """The images of the `image` blocks at `positions` of a content array."""
+    found = []
+    for position in positions:
+        block = content[position]
+        if type(block) is dict and IMAGE in block:
+            found.append(block_image(block))
+    return tuple(found)
 
 
 def owners(kinds: Sequence[str]) -> list[int]:
@@ -436,12 +484,20 @@ def read_tool_result(block: JsonObject, index: int, position: int, problems: Pro
         not_dispatched=flag(result, "not_dispatched", (*loc, "not_dispatched"), problems),
         source=index,
         blocks=(position,),
+        images=result_images(result.get("content")),
     )
+
+
+def result_images(content: Any) -> tuple[Image, ...]:
+    """The images of a `toolResult`'s content blocks (none when it is not an array)."""
+    if type(content) is not list:
+        return ()
+    return tuple(block_image(item) for item in content if type(item) is dict and IMAGE in item)
 
 
 def tool_result_text(result: JsonObject, loc: Loc, problems: Problems) -> str:
     """Its `text` blocks and the compact JSON of its `json` blocks, joined in order; "" when it
-    has no content. Other blocks (images, documents) add nothing."""
+    has no content. Other blocks (images, documents) add no text; images count tokens."""
     content = result.get("content", [])
     content_loc = (*loc, "content")
     if not isinstance(content, list):

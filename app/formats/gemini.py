@@ -9,6 +9,10 @@ window is written as Anthropic's is: kept core messages regrouped into their con
 part the caller's own object, so thought parts and every `thoughtSignature` stay where the API put
 them. The system prompt (`systemInstruction`) is outside `contents`, sent in the request's `system`.
 
+An `inlineData` or `fileData` part with an `image/*` MIME type (in a content, or in a
+`functionResponse`'s own `parts`) is an image counted by Gemini's rule (`docs/rules.md#images`):
+by the part's `mediaResolution.level`, whatever its size, so no header is read.
+
 Gemini calls often carry no id. The service then names a call `<name>#<k>:<h>` (`k` its position
 among the calls of that name in its content, `h` the first 12 hex digits of SHA-256 of that
 content's compact JSON), and a `functionResponse` without an id answers the k-th call of its name
@@ -26,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from app.core.images import Image
 from app.core.messages import Message, ToolCall, from_fields
 from app.formats.anthropic import NOTICE_POSITION, kept_runs
 from app.formats.dialect import Dialect
@@ -46,6 +51,35 @@ ROLES = ("user", "model")
 # a call or a result from the pairing, so they are refused with the camelCase name to send.
 SNAKE_CASE = {"function_call": "functionCall", "function_response": "functionResponse"}
 NO_CALLS: tuple[ToolCall, ...] = ()
+
+
+def part_image(part: JsonObject) -> Image | None:
+    """The image an `inlineData` or `fileData` part with an `image/*` MIME type holds, at its
+    `mediaResolution.level`; None for any other part (audio, video, a document, text)."""
+    media = part.get("inlineData")
+    if not is_object(media):
+        media = part.get("fileData")
+        if not is_object(media):
+            return None
+    mime = media.get("mimeType")
+    if not isinstance(mime, str) or not mime.startswith("image/"):
+        return None
+    resolution = part.get("mediaResolution")
+    level = resolution.get("level") if is_object(resolution) else None
+    return Image("gemini", level if isinstance(level, str) else None)
+
+
+def parts_images(parts: Any) -> tuple[Image, ...]:
+    """The images of a list of parts (a `functionResponse`'s `parts`; none when not a list)."""
+    if type(parts) is not list:
+        return ()
+    found = []
+    for part in parts:
+        if type(part) is dict and ("inlineData" in part or "fileData" in part):
+            image = part_image(part)
+            if image is not None:
+                found.append(image)
+    return tuple(found)
 
 
 def content_hash(content: Any) -> str:
@@ -139,11 +173,16 @@ def read_plain(
     if type(parts) is not list or (injected is not True and injected is not False):
         return None
     pieces: list[str] = []
+    images: list[Image] = []
     if role == "model":
         named: list[tuple[str | None, str, Any]] = []
         for part in parts:
             if type(part) is not dict:
                 return None
+            if "inlineData" in part or "fileData" in part:
+                image = part_image(part)
+                if image is not None:
+                    images.append(image)
             text = part.get("text")
             call = part.get("functionCall")
             if text is not None:
@@ -185,6 +224,7 @@ def read_plain(
                     index,
                     tuple(range(len(parts))),
                     None,
+                    tuple(images),
                 ),
             )
         )
@@ -239,6 +279,7 @@ def read_plain(
                         index,
                         (position,),
                         None,
+                        parts_images(get_field("parts")),
                     ),
                 )
             )
@@ -247,6 +288,10 @@ def read_plain(
             if type(text) is not str:
                 return None
             pieces.append(text)
+        if "inlineData" in part or "fileData" in part:
+            image = part_image(part)
+            if image is not None:
+                images.append(image)
         user_parts.append(position)
     out.extend(results)
     if user_parts or not parts:
@@ -264,6 +309,7 @@ def read_plain(
                     index,
                     tuple(user_parts),
                     None,
+                    tuple(images),
                 ),
             )
         )
@@ -379,12 +425,16 @@ def read_model(
     """Non-thought text parts joined, `functionCall` parts as calls; every other part adds
     nothing."""
     pieces: list[str] = []
+    images: list[Image] = []
     named: list[tuple[str | None, str, Any]] = []
     for position, value in enumerate(parts):
         loc = (index, "parts", position)
         part = part_object(value, loc, problems)
         if part is None:
             continue
+        image = part_image(part)
+        if image is not None:
+            images.append(image)
         text = text_of(part, loc, problems)
         if text is not None:
             thought = part.get("thought")
@@ -410,6 +460,7 @@ def read_model(
         injected=injected,
         source=index,
         blocks=tuple(range(len(parts))),
+        images=tuple(images),
     )
 
 
@@ -425,6 +476,7 @@ def read_user(
     message holding every other part, or the empty content itself."""
     messages: list[Message] = []
     pieces: list[str] = []
+    images: list[Image] = []
     user_parts: list[int] = []
     answers = Answers(previous, content)
     for position, value in enumerate(parts):
@@ -446,6 +498,9 @@ def read_user(
             )
         if text is not None:
             pieces.append(text)
+        image = part_image(part)
+        if image is not None:
+            images.append(image)
         user_parts.append(position)
     if user_parts or not parts:
         messages.append(
@@ -455,6 +510,7 @@ def read_user(
                 injected=injected,
                 source=index,
                 blocks=tuple(user_parts),
+                images=tuple(images),
             )
         )
     return messages
@@ -481,6 +537,7 @@ def read_response(
         not_dispatched=not_dispatched,
         source=index,
         blocks=(position,),
+        images=parts_images(part.get("parts")),
     )
 
 

@@ -75,7 +75,8 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
         ):
             return None
         return from_fields(
-            Message, ("tool", content, (), call_id, name, injected, not_dispatched, index, (), None)
+            Message,
+            ("tool", content, (), call_id, name, injected, not_dispatched, index, (), None, ()),
         )
     if items is not None and type(items) is not list:
         return None
@@ -95,11 +96,11 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 )
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, (), None)
+            Message, ("assistant", content, calls, None, None, injected, False, index, (), None, ())
         )
     if (role == "user" or role == "system") and not items:
         return from_fields(
-            Message, (role, content, (), None, None, injected, False, index, (), None)
+            Message, (role, content, (), None, None, injected, False, index, (), None, ())
         )
     return None
 

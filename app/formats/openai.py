@@ -3,7 +3,10 @@
 Messages map one to one, so the window is a splice of the caller's own objects. `system` and
 `developer` are both the system envelope; content is a string or an array of parts whose `text`
 (and, on assistant messages, `refusal`) strings are joined, while images, audio, files and part
-types this version does not know add no characters. A tool message carries no tool name on this
+types this version does not know add no characters. An `image_url` part is an image counted by
+OpenAI's rule (`docs/rules.md#images`): a base64 `data:` URL by its header, any other URL at the
+unknown size; a part whose `image_url` is malformed still counts (at the unknown size), so an odd
+part costs tokens rather than a refusal. A tool message carries no tool name on this
 wire: the planner recovers it from the call with the same id. The legacy function-calling shape
 (`function` role, `function_call` field) is refused rather than guessed at, so no call or result
 is ever silently lost.
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.dialect import Dialect
 from app.formats.fields import (
@@ -82,7 +86,8 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
         ):
             return None
         return from_fields(
-            Message, ("tool", content, (), call_id, None, injected, not_dispatched, index, (), None)
+            Message,
+            ("tool", content, (), call_id, None, injected, not_dispatched, index, (), None, ()),
         )
     if role == "assistant":
         if content is None:
@@ -109,14 +114,14 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 )
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, (), None)
+            Message, ("assistant", content, calls, None, None, injected, False, index, (), None, ())
         )
     if (role == "user" or role == "system" or role == "developer") and type(content) is str:
         if items is not None:
             return None
         core_role: Role = "user" if role == "user" else "system"
         return from_fields(
-            Message, (core_role, content, (), None, None, injected, False, index, (), None)
+            Message, (core_role, content, (), None, None, injected, False, index, (), None, ())
         )
     return None
 
@@ -143,8 +148,9 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
         return None
     calls = read_calls(message, role, index, problems, call_of)
     content = read_content(message, role, index, problems)
+    images = content_images(message.get("content"))
     if core_role != "tool":
-        return Message(core_role, content, calls, injected=injected, source=index)
+        return Message(core_role, content, calls, injected=injected, source=index, images=images)
     return Message(
         "tool",
         content,
@@ -152,7 +158,29 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
         injected=injected,
         not_dispatched=flag(message, "not_dispatched", (index, "not_dispatched"), problems),
         source=index,
+        images=images,
     )
+
+
+def content_images(content: Any) -> tuple[Image, ...]:
+    """The images of a content array's `image_url` parts, in order (none for string content).
+
+    The fast path reads string content only, so every message with parts comes here."""
+    if type(content) is not list:
+        return ()
+    return tuple(
+        part_image(part)
+        for part in content
+        if type(part) is dict and part.get("type") == "image_url"
+    )
+
+
+def part_image(part: JsonObject) -> Image:
+    """`{"type": "image_url", "image_url": {"url", "detail"?}}`; a bare URL string is read too."""
+    spec = part.get("image_url")
+    if is_object(spec):
+        return url_image("openai", spec.get("url"), spec.get("detail"))
+    return url_image("openai", spec)
 
 
 def read_content(message: JsonObject, role: str, index: int, problems: Problems) -> str:

@@ -12,8 +12,12 @@ removed; an earlier one is superseded and read as a reasoning item is, part of i
 (`docs/rules.md#provider-compaction`). Every item maps onto exactly one core message and the
 core messages cover the items in order, so a window is a splice of the caller's own items.
 `item_reference` (a stored item) cannot be planned and is refused, as is any item type this
-version does not know. The top-level system prompt is the
-request's `instructions`, sent in `system`.
+version does not know. Images are counted by OpenAI's rule (`docs/rules.md#images`): the
+`input_image` parts of message items and of call outputs, and a `computer_call_output`'s
+`computer_screenshot` (which has no `detail`); a base64 `data:` URL by its header, an http URL or a
+`file_id` at the unknown size. An assistant run carries no image: its message items hold output
+text, and an image part there (which the API does not accept) is not counted. The top-level
+system prompt is the request's `instructions`, sent in `system`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.dialect import Dialect
 from app.formats.fields import (
@@ -46,6 +51,8 @@ ROLES: dict[str, Role] = {
 # input_audio, types this version does not know) adds nothing and is kept as sent.
 TEXT_PARTS = {"input_text": "text", "output_text": "text", "refusal": "refusal"}
 OUTPUT_PARTS = {"input_text": "text", "output_text": "text"}
+INPUT_IMAGE = "input_image"
+SCREENSHOT = "computer_screenshot"
 # Calls that are answered by an output item holding text, and the key naming the call.
 FUNCTION_CALLS = frozenset({"function_call", "custom_tool_call"})
 FUNCTION_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
@@ -165,6 +172,7 @@ def run_message(start: int, end: int, pieces: list[str], calls: list[ToolCall]) 
             start,
             (),
             None if end == start else end,
+            (),
         ),
     )
 
@@ -192,7 +200,7 @@ def read_plain(item: JsonObject, index: int) -> Read:
         ):
             return None
         return from_fields(
-            Message, ("tool", output, (), call_id, None, False, not_dispatched, index, (), None)
+            Message, ("tool", output, (), call_id, None, False, not_dispatched, index, (), None, ())
         )
     if item_type == "function_call" or item_type == "custom_tool_call":
         call_id = get("call_id")
@@ -210,10 +218,12 @@ def read_plain(item: JsonObject, index: int) -> Read:
     injected = get("injected", False)
     if injected is not True and injected is not False:
         return None
+    images: tuple[Image, ...] = ()
     if type(content) is str:
         text = content
     elif type(content) is list:
         found: list[str] = []
+        seen: list[Image] = []
         for part in content:
             if type(part) is not dict:
                 return None
@@ -226,18 +236,21 @@ def read_plain(item: JsonObject, index: int) -> Read:
                 if type(piece) is not str:
                     return None
                 found.append(piece)
+            elif part_type == INPUT_IMAGE:
+                seen.append(part_image(part))
         text = "".join(found)
+        images = tuple(seen)
     else:
         return None
     if role == "assistant":
         return (text, None)
     if role == "user":
         return from_fields(
-            Message, ("user", text, (), None, None, injected, False, index, (), None)
+            Message, ("user", text, (), None, None, injected, False, index, (), None, images)
         )
     if role == "system" or role == "developer":
         return from_fields(
-            Message, ("system", text, (), None, None, injected, False, index, (), None)
+            Message, ("system", text, (), None, None, injected, False, index, (), None, images)
         )
     return None
 
@@ -281,6 +294,7 @@ def read_item(value: Any, index: int, problems: Problems) -> Read:
             tool_call_id=required_id(value, "call_id", (index, "call_id"), problems),
             not_dispatched=flag(value, "not_dispatched", (index, "not_dispatched"), problems),
             source=index,
+            images=parts_images(value.get("output")),
         )
     if item_type in PAIRED_OUTPUTS:
         key = PAIRED_OUTPUTS[item_type]
@@ -291,6 +305,7 @@ def read_item(value: Any, index: int, problems: Problems) -> Read:
             tool_call_id=required_id(value, key, (index, key), problems),
             not_dispatched=flag(value, "not_dispatched", (index, "not_dispatched"), problems),
             source=index,
+            images=screenshot(value) if item_type == "computer_call_output" else (),
         )
     if item_type == "compaction":
         return COMPACTED
@@ -331,7 +346,31 @@ def read_message_item(item: JsonObject, index: int, problems: Problems) -> Read:
         return None
     if core_role == "assistant":
         return (text, None)
-    return Message(core_role, text, injected=injected, source=index)
+    images = parts_images(content)
+    return Message(core_role, text, injected=injected, source=index, images=images)
+
+
+def part_image(part: JsonObject) -> Image:
+    """An `input_image` part: `image_url` (a `data:` URL or an http URL) or `file_id`."""
+    return url_image("openai", part.get("image_url"), part.get("detail"))
+
+
+def parts_images(parts: Any) -> tuple[Image, ...]:
+    """The images of a content or output array's `input_image` parts (none for a string)."""
+    if type(parts) is not list:
+        return ()
+    return tuple(
+        part_image(part) for part in parts if type(part) is dict and part.get("type") == INPUT_IMAGE
+    )
+
+
+def screenshot(item: JsonObject) -> tuple[Image, ...]:
+    """A `computer_call_output`'s `computer_screenshot` output: one image, counted with no
+    `detail` (the screenshot has none)."""
+    output = item.get("output")
+    if not is_object(output) or output.get("type") != SCREENSHOT:
+        return ()
+    return (url_image("openai", output.get("image_url")),)
 
 
 def output_text(item: JsonObject, item_type: str, index: int, problems: Problems) -> str:

@@ -593,9 +593,14 @@ impl<'py> Kit<'py> {
         let flags = [self.flag(injected), self.flag(not_dispatched)];
         let [injected, not_dispatched] = flags;
         let class = self.message.as_ref().ok_or_else(|| PyTypeError::new_err("no message class"))?;
+        // `source_end` None and no images: a message holding an image is read in Python.
+        let images = self.no_blocks.clone_ref(py);
         class.make(
             py,
-            [role, content, calls, call_id, tool_name, injected, not_dispatched, index, blocks, py.None()],
+            [
+                role, content, calls, call_id, tool_name, injected, not_dispatched, index, blocks,
+                py.None(), images,
+            ],
         )
     }
 }
@@ -1057,8 +1062,9 @@ impl Scan {
                         );
                     }
                     // Whether a compaction block is the transcript's artifact depends on the
-                    // messages after it: the Python side reads the whole request.
-                    b"tool_result" | b"compaction" => return Err(Unread),
+                    // messages after it: the Python side reads the whole request. An image is
+                    // counted by its header, which only the Python side reads.
+                    b"tool_result" | b"compaction" | b"image" => return Err(Unread),
                     _ => {}
                 }
             }
@@ -1113,7 +1119,8 @@ impl Scan {
                     }
                     self.decode_into(piece, &mut text)?;
                 }
-                b"tool_use" => return Err(Unread),
+                // An image is counted by its header, which only the Python side reads.
+                b"tool_use" | b"image" => return Err(Unread),
                 _ => {}
             }
             user_blocks.push(position.into_py(py));

@@ -533,3 +533,44 @@ def test_a_body_the_scan_refuses_is_answered_by_python() -> None:
     ):
         assert not compiled_answers(body)
         assert assert_same_answer(body) == 400
+
+
+def image_bodies() -> list[tuple[str, bytes]]:
+    """Plan bodies whose messages carry images (docs/rules.md#images), in the formats the compiled
+    reader reads: the HTTP tests' cases and a screen-driving run, counted under `fit`."""
+    from tests.api.test_images_http import CASES, STEPS, TASK, step
+
+    bodies: list[tuple[str, bytes]] = []
+    for format_name, with_images, _, _ in CASES:
+        if format_name in ("openai", "anthropic"):
+            body = {
+                "format": format_name,
+                "messages": with_images,
+                "tokenizer": "estimate",
+                "include_window": True,
+            }
+            bodies.append((f"{format_name}-parts", orjson.dumps(body)))
+    for format_name in ("openai", "anthropic"):
+        run: list[Any] = [{"role": "user", "content": TASK}]
+        for k in range(1, STEPS + 1):
+            run += step(format_name, k, (1280, 800))
+        body = {
+            "format": format_name,
+            "messages": run,
+            "strategy": {"kind": "fit", "max_tokens": 12_000},
+            "include_window": True,
+        }
+        bodies.append((f"{format_name}-screen-run", orjson.dumps(body)))
+    return bodies
+
+
+@pytest.mark.parametrize(("name", "body"), image_bodies(), ids=[n for n, _ in image_bodies()])
+def test_bodies_with_images_give_the_python_answer(name: str, body: bytes) -> None:
+    """A message holding an image is read by the Python reader (which reads its header); the
+    compiled path still answers the request, with the same bytes."""
+    assert compiled_answers(body)
+    assert assert_same_answer(body) == 200
+    assert assert_same_answer(respaced(body)) == 200
+    auto = orjson.loads(body)
+    del auto["format"]
+    assert assert_same_answer(orjson.dumps(auto)) == 200

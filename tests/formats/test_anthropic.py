@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.core.images import Image
 from app.core.messages import Message, ToolCall
 from app.formats import read_messages, write_window
 from tests.formats.support import error_locs, errors_of, run_count, turn_bounds
@@ -209,7 +210,15 @@ def test_round_trip_is_the_callers_list() -> None:
                 {"type": "text", "text": "this"},
             ],
             [
-                Message("tool", "bad input", tool_call_id="t", source=0, blocks=(1,)),
+                # An image block with no usable source: the unknown size (docs/rules.md#images).
+                Message(
+                    "tool",
+                    "bad input",
+                    tool_call_id="t",
+                    source=0,
+                    blocks=(1,),
+                    images=(Image("anthropic"),),
+                ),
                 Message("user", "see this", source=0, blocks=(0, 2)),
             ],
             id="results-first-then-the-rest",

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from app.audit.validity.bedrock import bedrock_violations
+from app.core.images import Image
 from app.core.messages import Message, ToolCall
 from app.core.plan_types import CapOption, PlanOptions, SlidingWindow, WindowPlan
 from app.core.window import plan_window
@@ -26,6 +27,8 @@ from tests.formats.support import error_locs, turn_bounds
 
 NOTICE = "[dropped history — 2 earlier message(s) were removed]"
 IMAGE = {"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}}
+# What the core message holding IMAGE carries to count it (docs/rules.md#images).
+PICTURE = Image("anthropic", None, "iVBORw0KGgo=")
 CACHE = {"cachePoint": {"type": "default"}}
 DOCUMENT = {"document": {"format": "txt", "name": "notes", "source": {"bytes": "aGk="}}}
 
@@ -91,10 +94,18 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
             blocks=(0, 1, 2, 3),
         ),
         Message("tool", '39{"unit":"C","ok":true}', tool_call_id="tu_a", source=2, blocks=(0,)),
-        Message("tool", "41C", tool_call_id="tu_b", not_dispatched=True, source=2, blocks=(1,)),
+        Message(
+            "tool",
+            "41C",
+            tool_call_id="tu_b",
+            not_dispatched=True,
+            source=2,
+            blocks=(1,),
+            images=(PICTURE,),
+        ),
         # The image before the first text block belongs to it; the cache point to the text
         # before it, the document to the reminder.
-        Message("user", "And the coolest?", source=2, blocks=(2, 3, 4)),
+        Message("user", "And the coolest?", source=2, blocks=(2, 3, 4), images=(PICTURE,)),
         Message("user", "Reminder: be brief.", injected=True, source=2, blocks=(5, 6)),
         Message("assistant", "Rack b is hottest; checking the coolest.", source=3, blocks=(0,)),
     ]
@@ -104,10 +115,14 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
     ("content", "expected"),
     [
         pytest.param([], [Message("user", "", source=0)], id="no-block"),
-        pytest.param([IMAGE, CACHE], [Message("user", "", source=0, blocks=(0, 1))], id="no-text"),
+        pytest.param(
+            [IMAGE, CACHE],
+            [Message("user", "", source=0, blocks=(0, 1), images=(PICTURE,))],
+            id="no-text",
+        ),
         pytest.param(
             [result("t", text("r")), IMAGE],
-            [Message("tool", "r", tool_call_id="t", source=0, blocks=(0, 1))],
+            [Message("tool", "r", tool_call_id="t", source=0, blocks=(0, 1), images=(PICTURE,))],
             id="result-and-image",
         ),
         pytest.param(
@@ -117,7 +132,7 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
             [text("a"), result("t", {"json": [1, "é"]}), IMAGE, text("b", injected=False)],
             [
                 Message("tool", '[1,"é"]', tool_call_id="t", source=0, blocks=(1,)),
-                Message("user", "a", source=0, blocks=(0, 2)),
+                Message("user", "a", source=0, blocks=(0, 2), images=(PICTURE,)),
                 Message("user", "b", source=0, blocks=(3,)),
             ],
             id="result-between-texts",
@@ -201,12 +216,16 @@ def test_other_blocks_belong_to_a_result_or_a_text(
     content: list[Any], expected: list[Message]
 ) -> None:
     raw = [{"role": "user", "content": content}]
-    assert read_messages(raw, "bedrock") == expected
+    read = read_messages(raw, "bedrock")
+    # Each image is counted by the core message that holds its block.
+    for message in read:
+        assert len(message.images) == sum(content[block] is IMAGE for block in message.blocks)
+    assert [message._replace(images=()) for message in read] == expected
     slow: list[Message] = []
     problems = Problems()
     bedrock.read_message(raw[0], 0, problems, slow)
     assert not problems.errors
-    assert slow == expected
+    assert slow == read
 
 
 def test_a_reminder_and_the_persons_words_are_two_core_messages() -> None:
@@ -259,7 +278,7 @@ def test_a_server_side_tool_run_adds_no_call_and_no_result() -> None:
             blocks=(0, 1, 2, 3, 4),
         ),
         Message("tool", "saved", tool_call_id="c1", source=2, blocks=(0, 1)),
-        Message("user", "Here is my screenshot.", source=2, blocks=(2, 3)),
+        Message("user", "Here is my screenshot.", source=2, blocks=(2, 3), images=(PICTURE,)),
     ]
     slow: list[Message] = []
     problems = Problems()
@@ -302,7 +321,7 @@ def test_assistant_blocks_other_than_text_and_calls_add_nothing() -> None:
         )
     ]
     assert read_messages(raw, "bedrock") == [
-        Message("assistant", "ab", source=0, blocks=(0, 1, 2, 3, 4, 5))
+        Message("assistant", "ab", source=0, blocks=(0, 1, 2, 3, 4, 5), images=(PICTURE,))
     ]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from app.core.images import Image
 from app.core.messages import Message, ToolCall
 from app.formats import (
     non_text_part_predicate,
@@ -230,7 +231,15 @@ def test_flags_and_the_mixed_user_content() -> None:
             source=1,
             blocks=(1,),
         ),
-        Message("user", "ab", injected=True, source=1, blocks=(0, 2, 3, 4)),
+        # The PNG part is an image at the default media resolution; the text file is none.
+        Message(
+            "user",
+            "ab",
+            injected=True,
+            source=1,
+            blocks=(0, 2, 3, 4),
+            images=(Image("gemini"),),
+        ),
     ]
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from app.core.images import Image
 from app.core.messages import Message, ToolCall
 from app.formats import read_messages, write_window
 from tests.formats.support import error_locs, errors_of, run_count
@@ -64,7 +65,8 @@ def test_reader_maps_roles_content_and_calls() -> None:
     assert read_messages(transcript(), "openai") == [
         Message("system", "You are terse.", source=0),
         Message("system", "Use tools.", source=1),
-        Message("user", "What is this?", source=2),
+        # The image by URL: the unknown size under OpenAI's rule (docs/rules.md#images).
+        Message("user", "What is this?", source=2, images=(Image("openai"),)),
         Message(
             "assistant",
             "",

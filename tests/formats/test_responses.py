@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from app.core.diagnostics import diagnose
+from app.core.images import Image
 from app.core.messages import Message, ToolCall
 from app.formats import (
     FORMATS,
@@ -99,7 +100,8 @@ def transcript() -> list[dict[str, Any]]:
 def test_reader_maps_items_runs_and_outputs() -> None:
     assert read_messages(transcript(), "responses") == [
         Message("system", "Be terse.", source=0),
-        Message("user", "Which rack is hottest?", source=1),
+        # Images by URL: the unknown size, or 85 at `low` (docs/rules.md#images).
+        Message("user", "Which rack is hottest?", source=1, images=(Image("openai", "low"),)),
         Message(
             "assistant",
             "Reading both. Not the third.",
@@ -111,7 +113,14 @@ def test_reader_maps_items_runs_and_outputs() -> None:
             source_end=5,
         ),
         Message("tool", "41C", tool_call_id="c1", source=6),
-        Message("tool", "no match", tool_call_id="c2", not_dispatched=True, source=7),
+        Message(
+            "tool",
+            "no match",
+            tool_call_id="c2",
+            not_dispatched=True,
+            source=7,
+            images=(Image("openai"),),
+        ),
         Message("user", "keep going", injected=True, source=8),
         Message("assistant", "Rack b.", source=9, source_end=10),
         Message("system", "", source=11),
@@ -219,7 +228,8 @@ def test_paired_items_are_calls_named_by_their_type_and_outputs_without_text() -
         source_end=5,
     )
     assert core[2:] == [
-        Message("tool", "", tool_call_id="cc1", source=6),
+        # The screenshot: a data URL that is not base64, so of unknown size.
+        Message("tool", "", tool_call_id="cc1", source=6, images=(Image("openai"),)),
         Message("tool", "", tool_call_id="ls1", source=7),
         Message("tool", "", tool_call_id="sh1", not_dispatched=True, source=8),
         Message("tool", "", tool_call_id="ap1", source=9),
@@ -270,7 +280,8 @@ def test_only_media_parts_are_not_an_empty_message() -> None:
     ):
         raw = [{"role": "user", "content": [part]}]
         core = read_messages(raw, "responses")
-        assert core == [Message("user", "", source=0)]
+        assert [message._replace(images=()) for message in core] == [Message("user", "", source=0)]
+        assert len(core[0].images) == (part["type"] == "input_image")
         assert non_text_part_predicate(raw, "responses")(core[0])
         assert diagnose(core, non_text_part_predicate(raw, "responses")) == ()
 
