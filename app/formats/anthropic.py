@@ -33,6 +33,7 @@ from app.formats.fields import (
     Loc,
     Problems,
     flag,
+    holds_non_text,
     is_object,
     joined_text,
     part_text,
@@ -510,12 +511,27 @@ def artifact_position(core: Sequence[Message]) -> int | None:
     return None
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a `tool_result` block's content holds a block other than text (an image, …)."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list) or len(message.blocks) != 1:
+        return False
+    block = content[message.blocks[0]]
+    return is_object(block) and holds_non_text(block.get("content"), is_text_block)
+
+
+def is_text_block(part: Any) -> bool:
+    return is_object(part) and part.get("type") == "text"
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
     reading_start=artifact_position,

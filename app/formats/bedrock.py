@@ -40,6 +40,7 @@ from app.formats.fields import (
     Loc,
     Problems,
     flag,
+    holds_non_text,
     is_object,
     part_text,
     read_with_blocks,
@@ -659,12 +660,27 @@ def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPl
     return dataclasses.replace(plan, stats=stats, notice=notice, shaped=shaped)
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a `toolResult`'s content holds an image, document, video or audio block."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list) or len(message.blocks) != 1:
+        return False
+    block = content[message.blocks[0]]
+    result = block.get("toolResult") if is_object(block) else None
+    return is_object(result) and holds_non_text(
+        result.get("content"),
+        lambda part: not (is_object(part) and any(kind in part for kind in MEDIA_KINDS)),
+    )
+
+
 DIALECT = Dialect(
     "bedrock",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
     place=place,

@@ -571,12 +571,25 @@ def system_text(system: Any) -> str | None:
     return "".join(part["text"] for part in system["parts"])
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a `functionResponse` carries parts of its own (inline data, files) besides its
+    `response` object."""
+    source = message.source
+    parts = raw[source].get("parts") if source is not None else None
+    if not isinstance(parts, list) or len(message.blocks) != 1:
+        return False
+    part = parts[message.blocks[0]]
+    response = part.get("functionResponse") if is_object(part) else None
+    return is_object(response) and bool(response.get("parts"))
+
+
 DIALECT = Dialect(
     "gemini",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
 )
