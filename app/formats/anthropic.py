@@ -515,10 +515,14 @@ def result_has_parts(raw: list[Any], message: Message) -> bool:
     """Whether a `tool_result` block's content holds a block other than text (an image, …)."""
     source = message.source
     content = raw[source].get("content") if source is not None else None
-    if not isinstance(content, list) or len(message.blocks) != 1:
+    if not isinstance(content, list):
         return False
-    block = content[message.blocks[0]]
-    return is_object(block) and holds_non_text(block.get("content"), is_text_block)
+    return any(
+        is_object(content[position])
+        and content[position].get("type") == "tool_result"
+        and holds_non_text(content[position].get("content"), is_text_block)
+        for position in message.blocks
+    )
 
 
 def is_text_block(part: Any) -> bool:

@@ -664,14 +664,16 @@ def result_has_parts(raw: list[Any], message: Message) -> bool:
     """Whether a `toolResult`'s content holds an image, document, video or audio block."""
     source = message.source
     content = raw[source].get("content") if source is not None else None
-    if not isinstance(content, list) or len(message.blocks) != 1:
+    if not isinstance(content, list):
         return False
-    block = content[message.blocks[0]]
-    result = block.get("toolResult") if is_object(block) else None
-    return is_object(result) and holds_non_text(
-        result.get("content"),
-        lambda part: not (is_object(part) and any(kind in part for kind in MEDIA_KINDS)),
-    )
+    for position in message.blocks:  # the `toolResult`, and blocks that ride with it
+        result = content[position].get("toolResult") if is_object(content[position]) else None
+        if is_object(result):
+            return holds_non_text(
+                result.get("content"),
+                lambda part: not (is_object(part) and any(kind in part for kind in MEDIA_KINDS)),
+            )
+    return False
 
 
 DIALECT = Dialect(

@@ -522,12 +522,14 @@ def with_result_texts(
 ) -> list[Any]:
     """The caller's contents with each shaped result's `functionResponse` written as
     `"response": {"output": <text>}` (copies of that part and content; `name`, `id` and every
-    other key as sent)."""
+    other key as sent, but the response's own `parts`: its images and files are part of the result
+    the text replaces, as an image inside an Anthropic `tool_result` is)."""
     return with_blocks_rewritten(raw, core, texts, "parts", response_with_text)
 
 
 def response_with_text(part: JsonObject, text: str) -> JsonObject:
-    return {**part, "functionResponse": {**part["functionResponse"], "response": {"output": text}}}
+    response = {k: v for k, v in part["functionResponse"].items() if k != "parts"}
+    return {**part, "functionResponse": {**response, "response": {"output": text}}}
 
 
 def has_non_text_part(raw: list[Any], message: Message) -> bool:
@@ -576,11 +578,13 @@ def result_has_parts(raw: list[Any], message: Message) -> bool:
     `response` object."""
     source = message.source
     parts = raw[source].get("parts") if source is not None else None
-    if not isinstance(parts, list) or len(message.blocks) != 1:
+    if not isinstance(parts, list):
         return False
-    part = parts[message.blocks[0]]
-    response = part.get("functionResponse") if is_object(part) else None
-    return is_object(response) and bool(response.get("parts"))
+    for position in message.blocks:
+        response = parts[position].get("functionResponse") if is_object(parts[position]) else None
+        if is_object(response):
+            return bool(response.get("parts"))
+    return False
 
 
 DIALECT = Dialect(
