@@ -1,15 +1,20 @@
-"""Shaping: judged results sent as tickets and oversized ones as the cap's marker, before planning.
+"""Shaping: judged results sent as tickets, old read results as a placeholder and oversized ones as
+the cap's marker, before planning.
 
 The window an agent sends should carry what the model still needs, not every byte the tools ever
 returned: a result the model already set aside (`noise`, `ruled-out`, and under `ledger-only` a
 `fact` the ledger now holds) goes on the wire as the short ticket of
-`docs/rules.md#collapsed-tickets`, and a result too large for any window as the marker of
-`docs/rules.md#the-decision` and `#the-marker`. The plan then runs on the shaped transcript, so
-removal and the notice ladder weigh what the wire will really carry.
+`docs/rules.md#collapsed-tickets`, an old result the model has already read as the placeholder of
+`docs/rules.md#clear` (which results, `app.core.clear` decides), and a result too large for any
+window as the marker of `docs/rules.md#the-decision` and `#the-marker`. This module decides the
+order of those rules for each result (already shaped, collapse, clear, cap) and what is reported.
+The plan then runs on the shaped transcript, so removal and the notice ladder weigh what the wire
+will really carry.
 
-What it deliberately does not do: shape anything but result messages, lengthen a text (a
-replacement is used only when strictly shorter), or undo itself. A text that already is a ticket
-or a marker stays as it is, whatever the options and the ledger say now, so shaping a shaped
+What it deliberately does not do: shape anything but result messages, lengthen a text (a ticket or
+a marker is used only when strictly shorter; a placeholder only when `app.core.clear` chose it,
+shorter or replacing a result's images), or undo itself. A text that already is a ticket, a marker
+or a placeholder stays as it is, whatever the options and the ledger say now, so shaping a shaped
 window changes nothing; a result the model re-judges `fact` comes back in full only when the agent
 plans from its committed transcript, as it should. The ticket and the marker are built by
 `app.core.collapse` and `app.core.cap`, the same functions the offer and `POST
