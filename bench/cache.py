@@ -21,9 +21,12 @@ Per strategy, over the run:
 - `held`: under `fit`, requests whose cut was the previous one, held (`budget.held`).
 
 The strategies are given comparable budgets: a model limit of `--limit` tokens (default 24,000)
-for `fit` (default target, and target = limit), the token-budget threshold at the same limit
-(its `measured` is the previous window's count, as the provider would report it), and a sliding
-window whose turn count keeps the window near the same size on this run's average turn.
+for `fit` (default target, and target = limit; and default target with `clear`'s defaults, which
+sends old results the model has read as placeholders before it removes anything), the
+token-budget threshold at the same limit (its `measured` is the previous window's count, as the
+provider would report it), and a sliding window whose turn count keeps the window near the same
+size on this run's average turn. The full-history agent's `fit` + `clear` figures are also given
+over `fit` alone's.
 """
 
 from __future__ import annotations
@@ -104,10 +107,15 @@ AGENTS = ("window", "full-history")
 
 
 def run(
-    name: str, strategy: dict[str, Any], requests: int, seed: int, agent: str = "window"
+    name: str,
+    strategy: dict[str, Any],
+    requests: int,
+    seed: int,
+    agent: str = "window",
+    options: dict[str, Any] | None = None,
 ) -> Tally:
-    """One agent run under `strategy` (its `measured` filled in by the run for token-budget);
-    `agent` is one of `AGENTS`."""
+    """One agent run under `strategy` (its `measured` filled in by the run for token-budget) and
+    the request's other `options` (`clear`); `agent` is one of `AGENTS`."""
     metrics = create_metrics()
     tally = Tally(name, agent)
     history: list[Any] = [
@@ -128,6 +136,7 @@ def run(
             "iteration": iteration,
             "prior_records": records[-2:],
             "include_turns": False,
+            **(options or {}),
         }
         if strategy["kind"] == "token-budget":
             measured = sum(previous_tokens) or None
@@ -200,6 +209,24 @@ def miss_ratios(
 
 
 FIT_DEFAULT = "fit (target default, 0.8 × limit)"
+FIT_CLEAR = "fit (target default) + clear {}"
+# Request options beside the strategy, by row.
+OPTIONS = {FIT_CLEAR: {"clear": {}}}
+
+
+def clear_to_fit(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The full-history agent's tokens sent, tokens billed and misses under `fit` + `clear`, each
+    over `fit` alone's (both at the default target)."""
+    by_name = {row["strategy"]: row for row in rows if row["agent"] == "full-history"}
+    cleared, fit = by_name[FIT_CLEAR], by_name[FIT_DEFAULT]
+    ratios = {
+        key: cleared[key] / max(1, fit[key]) for key in ("tokens_sent", "tokens_billed", "misses")
+    }
+    print(
+        "full-history: fit + clear over fit alone: "
+        + ", ".join(f"{key} {value:.3f}" for key, value in ratios.items())
+    )
+    return ratios
 
 
 def sliding_name(keep: int) -> str:
@@ -228,6 +255,7 @@ def main() -> None:
     keep = max(2, round(0.9 * limit / average_turn_tokens(args.seed)))
     strategies = {
         FIT_DEFAULT: {"kind": "fit", "max_tokens": limit},
+        FIT_CLEAR: {"kind": "fit", "max_tokens": limit},
         "fit (target = limit)": {"kind": "fit", "max_tokens": limit, "target_tokens": limit},
         sliding_name(keep): {
             "kind": "sliding-window",
@@ -243,7 +271,7 @@ def main() -> None:
     )
     for agent in AGENTS:
         for name, strategy in strategies.items():
-            row = run(name, strategy, args.requests, args.seed, agent).row()
+            row = run(name, strategy, args.requests, args.seed, agent, OPTIONS.get(name)).row()
             rows.append(row)
             print(
                 f"{name:<38}{agent:>14}{row['requests']:>9}{row['misses']:>8}{row['cuts']:>6}"
@@ -260,6 +288,7 @@ def main() -> None:
     if args.seeds > 1:
         report["full_history_ratios"] = miss_ratios(strategies, args, keep)
     report["full_history_fit_to_sliding"] = fit_to_sliding(rows, report, keep)
+    report["full_history_clear_to_fit"] = clear_to_fit(rows)
     with open(args.output, "wb") as out:
         out.write(orjson.dumps(report, option=orjson.OPT_INDENT_2))
     print(f"wrote {args.output}")

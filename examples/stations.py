@@ -27,6 +27,20 @@ SHAPING = {
 SHAPED_IN_FIRST_WINDOW = [("call_3", "collapsed"), ("call_4", "capped")]
 
 
+# Plan options that clear results: every result the model has read goes as the placeholder (no
+# result kept whole, the boundary moving with every result), so station 3's reading, the one read
+# result the first window keeps, reaches the model as the placeholder.
+CLEARING = {"clear": {"keep_last": 0, "step": 1}, "keep_last_tool_results": 0}
+CLEARED_IN_FIRST_WINDOW = [("call_3", "cleared")]
+
+
+def cleared_in_window(shaped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The plan's `shaped` entries of results that are in its window, checked against CLEARING."""
+    in_window = [item for item in shaped if item["window_index"] is not None]
+    assert [(item["tool_call_id"], item["action"]) for item in in_window] == CLEARED_IN_FIRST_WINDOW
+    return in_window
+
+
 def shaped_in_window(shaped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The plan's `shaped` entries of results that are in its window, checked against SHAPING."""
     in_window = [item for item in shaped if item["window_index"] is not None]

@@ -94,3 +94,14 @@ def test_a_transcript_never_holds_more_messages_than_asked():
         messages, _, _ = native_transcript(size)
         assert len(messages) <= size
     assert len(native_transcript(100_000)[0]) == 100_000
+
+
+def test_the_cache_run_sends_clear_beside_the_strategy():
+    from bench.cache import run
+
+    fit = run("fit", {"kind": "fit", "max_tokens": 6_000}, 60, 11, "full-history")
+    cleared = run(
+        "fit + clear", {"kind": "fit", "max_tokens": 6_000}, 60, 11, "full-history", {"clear": {}}
+    )
+    # Old results go as placeholders before turns are removed: fewer tokens, fewer cuts.
+    assert cleared.largest <= 6_000 and cleared.sent < fit.sent and cleared.cuts <= fit.cuts

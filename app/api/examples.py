@@ -239,6 +239,33 @@ NATIVE_SHAPED_TRANSCRIPT: list[dict[str, Any]] = [
     _result("call_3", "read_file", DATES_SOURCE),
 ]
 
+# A coding run of six steps, for `clear`: the older results the model has read become placeholders.
+CLEARING_STEPS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("call_1", "read_file", {"path": "src/dates.py"}, DATES_SOURCE * 3),
+    ("call_2", "run_tests", {"k": "test_parse_dates"}, TEST_LOG),
+    (
+        "call_3",
+        "read_file",
+        {"path": "src/legacy/dates_old.py"},
+        "def parse_old(text):\n" + "    ...\n" * 40,
+    ),
+    ("call_4", "run_tests", {"k": "test_parse_dates"}, TEST_LOG),
+    ("call_5", "read_file", {"path": "tests/test_dates.py"}, "def test_parse_dates():\n    ..."),
+    ("call_6", "run_tests", {"k": "test_parse_dates"}, "1 failed"),
+]
+OPENAI_CLEARING_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "system", "content": CODING_SYSTEM},
+    {"role": "user", "content": CODING_TASK},
+    *[
+        message
+        for call_id, name, arguments, content in CLEARING_STEPS
+        for message in (
+            _openai_call(call_id, name, arguments),
+            _openai_result(call_id, name, content),
+        )
+    ],
+]
+
 RACK_SUMMARY = (
     "Summary of the run so far: the task is to find the hottest rack on the floor and report it. "
     "The floor holds lab1-rack-a, lab1-rack-b and lab2-rack-a; lab1-rack-a's sensor is offline. "
@@ -384,6 +411,22 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             ],
             "collapse": "ledger-and-facts",
             "cap": {"max_chars": 400, "max_chars_by_tool": {"read_file": 4000}},
+        },
+    },
+    "openai-cleared": {
+        "summary": "Clear: old results the model has read sent as placeholders",
+        "description": (
+            "`clear` with `keep_last` 1 and `step` 2: of the five results the model has read "
+            "(the sixth follows the last assistant message), the boundary is the fourth; each "
+            "tool's latest result at or before it stays whole, and the first file read and the "
+            "first test log become a short placeholder that says how to see them again. Every "
+            "call and its id stay, so each call keeps its result; nothing needs removing."
+        ),
+        "value": {
+            "messages": OPENAI_CLEARING_TRANSCRIPT,
+            "format": "openai",
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
+            "clear": {"keep_last": 1, "step": 2},
         },
     },
     "openai-notice-after-system": {

@@ -33,6 +33,7 @@ class Metrics:
     cap_results: Counter
     cap_truncations: Counter
     collapsed_results: Counter
+    cleared_results: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -105,6 +106,12 @@ def create_metrics() -> Metrics:
         collapsed_results=Counter(
             "cwp_plan_collapsed_results",
             "Tool results a plan's `collapse` sent as a ticket, by tool.",
+            ["tool"],
+            registry=registry,
+        ),
+        cleared_results=Counter(
+            "cwp_plan_cleared_results",
+            "Tool results a plan's `clear` sent as a placeholder, by tool.",
             ["tool"],
             registry=registry,
         ),

@@ -183,4 +183,12 @@ def core_options(
         cap=None
         if body.cap is None
         else plan.CapOption(body.cap.max_chars, dict(body.cap.max_chars_by_tool or {})),
+        clear=None
+        if body.clear is None
+        else plan.ClearOption(
+            body.clear.keep_last,
+            body.clear.step,
+            frozenset(body.clear.exclude_tools),
+            body.clear.trigger_tokens,
+        ),
     )

@@ -16,8 +16,9 @@ anyone gets the same figure from the same files, and deliberately narrow:
   in the text of a result message: learnt from a tool, not from the person, the system prompt or
   the model's own words;
 - a window *keeps* the part of it that occurs in the window's texts, except the texts the service
-  writes itself (the drop notice and any earlier one, collapse tickets, cap markers), whose ids
-  and figures are not the evidence. Each of those is recognised by the module that writes it.
+  writes itself (the drop notice and any earlier one, collapse tickets, cap markers, clear
+  placeholders), whose ids and figures are not the evidence. Each of those is recognised by the
+  module that writes it.
 
 Everything here is pure: texts and core messages in, sets and counts out.
 """
@@ -146,7 +147,7 @@ def evidence(
 
 def is_service_text(text: str) -> bool:
     """Whether the service wrote `text` itself: a drop notice (this plan's or an earlier one), a
-    collapse ticket, or a cap marker."""
+    collapse ticket, a cap marker or a clear placeholder."""
     return text.lstrip().startswith(NOTICE_OPENING) or is_shaped(text)
 
 

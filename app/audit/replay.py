@@ -46,6 +46,8 @@ DEFAULT_CONFIGS: dict[str, Any] = {
         "strategy": {"kind": "fit", "max_tokens": "{B}"},
         "keep_last_tool_results": 0,
     },
+    # Old results the model has read sent as placeholders first, removal only for the rest.
+    "fit + clear": {"strategy": {"kind": "fit", "max_tokens": "{B}"}, "clear": {}},
     "peer: LangChain trim_messages": {"peer": "trim"},
     "peer: sliding window": {"peer": "sliding"},
 }
@@ -185,7 +187,8 @@ def plan_in_process(body: dict[str, Any]) -> Planned:
     started = time.perf_counter()
     request = read_plan_input(body, len(body["messages"]) + 1)
     dialect, callers, messages = request.dialect, list(request.callers), request.messages
-    result = plan_window(messages, request.options)
+    carries_parts = dialect.result_parts_predicate(callers)
+    result = plan_window(messages, request.options, carries_parts=carries_parts)
     result = dialect.place_window(callers, messages, result)
     notice = result.notice.content if result.notice else None
     texts = {shaped.index: shaped.content for shaped in result.shaped_results}

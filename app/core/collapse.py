@@ -96,6 +96,6 @@ def collapse(
         if ticket is None:
             ticket = tickets[row.tool_call_id] = ticket_for(row)
         if message.content != ticket:
-            view[index] = message._replace(content=ticket)
+            view[index] = message._replace(content=ticket, images=())
             changed.append(index)
     return view, changed

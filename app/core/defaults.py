@@ -32,6 +32,12 @@ DEFAULT_FRAME_TAGS: tuple[str, ...] = ()
 DEFAULT_FRAME_DETECTION: Final = FrameDetection(
     enabled=DEFAULT_DETECT_FRAMES, extra_tags=frozenset(DEFAULT_FRAME_TAGS)
 )
+# `clear` (docs/rules.md#clear): the newest read results kept whole, and how many read results the
+# boundary moves by at once (a provider prompt cache is missed once per step, not per result).
+DEFAULT_CLEAR_KEEP_LAST = 3
+DEFAULT_CLEAR_STEP = 8
+DEFAULT_CLEAR_EXCLUDE_TOOLS: tuple[str, ...] = ()
+DEFAULT_CLEAR_TRIGGER_TOKENS = None  # under `fit`: when over `max_tokens`; otherwise: always
 # `fit` aims a fifth under its trigger: the window then grows for several requests before the
 # next cut, re-sending the same prefix each time, which provider prompt caches reward.
 FIT_TARGET_SHARE = (4, 5)
@@ -66,6 +72,12 @@ OPTION_DEFAULTS: dict[str, Any] = {
         "prior_records": [],
         "include_window": DEFAULT_INCLUDE_WINDOW,
         "include_turns": DEFAULT_INCLUDE_TURNS,
+        "clear": {
+            "keep_last": DEFAULT_CLEAR_KEEP_LAST,
+            "step": DEFAULT_CLEAR_STEP,
+            "exclude_tools": list(DEFAULT_CLEAR_EXCLUDE_TOOLS),
+            "trigger_tokens": DEFAULT_CLEAR_TRIGGER_TOKENS,
+        },
     },
     "tool_results_cap": {"max_chars_by_tool": {}, "max_results": MAX_CAP_RESULTS},
     "offer": {

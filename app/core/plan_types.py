@@ -21,6 +21,10 @@ from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from app.core.collapse import CollapseMode
 from app.core.defaults import (
+    DEFAULT_CLEAR_EXCLUDE_TOOLS,
+    DEFAULT_CLEAR_KEEP_LAST,
+    DEFAULT_CLEAR_STEP,
+    DEFAULT_CLEAR_TRIGGER_TOKENS,
     DEFAULT_FIT_KEEP_RECENT_TURNS,
     DEFAULT_FIT_RESERVE_TOKENS,
     DEFAULT_FRAME_DETECTION,
@@ -51,7 +55,7 @@ HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain"]
 StrategyKind = Literal["sliding-window", "token-budget", "fit"]
-ShapeAction = Literal["collapsed", "capped"]
+ShapeAction = Literal["collapsed", "cleared", "capped"]
 
 
 # --- inputs ---------------------------------------------------------------------------------------
@@ -130,6 +134,18 @@ class CapOption:
 
 
 @dataclass(frozen=True, slots=True)
+class ClearOption:
+    """The plan's `clear` (docs/rules.md#clear): read results older than the newest `keep_last`
+    become a placeholder, the boundary moving by `step` read results at a time; `exclude_tools`
+    are never cleared; with `trigger_tokens`, only when the total before clearing is over it."""
+
+    keep_last: int = DEFAULT_CLEAR_KEEP_LAST
+    step: int = DEFAULT_CLEAR_STEP
+    exclude_tools: frozenset[str] = frozenset(DEFAULT_CLEAR_EXCLUDE_TOOLS)
+    trigger_tokens: int | None = DEFAULT_CLEAR_TRIGGER_TOKENS
+
+
+@dataclass(frozen=True, slots=True)
 class PriorRecord:
     """What is read back from a record this service returned earlier: the stand-down reads the
     count removed and the refusals' reasons, the `fit` strategy's held cut the count and the
@@ -163,9 +179,10 @@ class PlanOptions:
     # Characters of a system prompt sent outside the transcript (Anthropic's top-level `system`);
     # None when the format has none, so the stats leave the count out.
     system_chars: int | None = None
-    # Shaping (docs/rules.md#shaping): both off by default.
+    # Shaping (docs/rules.md#shaping): all off by default.
     collapse: CollapseMode | None = None
     cap: CapOption | None = None
+    clear: ClearOption | None = None
     # Tokens (docs/rules.md#tokens): the tokenizer asked for (None: no token figures, unless the
     # strategy is `fit`, which then counts with `estimate`), the calibration against a provider's
     # count, and the text of a system prompt sent outside the transcript (None when none was sent).

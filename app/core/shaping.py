@@ -1,15 +1,20 @@
-"""Shaping: judged results sent as tickets and oversized ones as the cap's marker, before planning.
+"""Shaping: judged results sent as tickets, old read results as a placeholder and oversized ones as
+the cap's marker, before planning.
 
 The window an agent sends should carry what the model still needs, not every byte the tools ever
 returned: a result the model already set aside (`noise`, `ruled-out`, and under `ledger-only` a
 `fact` the ledger now holds) goes on the wire as the short ticket of
-`docs/rules.md#collapsed-tickets`, and a result too large for any window as the marker of
-`docs/rules.md#the-decision` and `#the-marker`. The plan then runs on the shaped transcript, so
-removal and the notice ladder weigh what the wire will really carry.
+`docs/rules.md#collapsed-tickets`, an old result the model has already read as the placeholder of
+`docs/rules.md#clear` (which results, `app.core.clear` decides), and a result too large for any
+window as the marker of `docs/rules.md#the-decision` and `#the-marker`. This module decides the
+order of those rules for each result (already shaped, collapse, clear, cap) and what is reported.
+The plan then runs on the shaped transcript, so removal and the notice ladder weigh what the wire
+will really carry.
 
-What it deliberately does not do: shape anything but result messages, lengthen a text (a
-replacement is used only when strictly shorter), or undo itself. A text that already is a ticket
-or a marker stays as it is, whatever the options and the ledger say now, so shaping a shaped
+What it deliberately does not do: shape anything but result messages, lengthen a text (a ticket or
+a marker is used only when strictly shorter; a placeholder only when `app.core.clear` chose it,
+shorter or replacing a result's images), or undo itself. A text that already is a ticket, a marker
+or a placeholder stays as it is, whatever the options and the ledger say now, so shaping a shaped
 window changes nothing; a result the model re-judges `fact` comes back in full only when the agent
 plans from its committed transcript, as it should. The ticket and the marker are built by
 `app.core.collapse` and `app.core.cap`, the same functions the offer and `POST
@@ -23,6 +28,7 @@ from collections.abc import Mapping, Sequence
 import orjson
 
 from app.core.cap import is_truncated, marker_for
+from app.core.clear import is_placeholder
 from app.core.collapse import COLLAPSING, CollapseMode, collapsing_row, is_ticket, ticket_for
 from app.core.ledger import StandingRow
 from app.core.messages import Message
@@ -34,19 +40,25 @@ UNNAMED_TOOL = "the tool"
 
 
 def is_shaped(text: str) -> bool:
-    """Whether a result's text already is a ticket or a cap marker (compact or not)."""
-    if not text.lstrip().startswith("{"):  # neither can be anything but a JSON object
+    """Whether a result's text already is a ticket, a cap marker or a clear placeholder (compact
+    or not)."""
+    if not text.lstrip().startswith("{"):  # none can be anything but a JSON object
         return False
-    # Both are recognised by a key, so a text that cannot spell either key (written plainly or
-    # with a `\u` escape) is no ticket or marker, and is not parsed: a capped result is often a
-    # large JSON document (a 20 KB one parses in about 50 µs).
-    if '"collapsed"' not in text and '"truncated"' not in text and "\\u" not in text:
+    # Each is recognised by a key, so a text that cannot spell any of them (written plainly or
+    # with a `\u` escape) is no ticket, marker or placeholder, and is not parsed: a capped result
+    # is often a large JSON document (a 20 KB one parses in about 50 µs).
+    if (
+        '"collapsed"' not in text
+        and '"truncated"' not in text
+        and '"cleared"' not in text
+        and "\\u" not in text
+    ):
         return False
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return False
-    return is_ticket(value) or is_truncated(value)
+    return is_ticket(value) or is_truncated(value) or is_placeholder(value)
 
 
 def shape(
@@ -54,15 +66,19 @@ def shape(
     fold: Mapping[str, StandingRow] | None,
     collapse: CollapseMode | None,
     cap: CapOption | None,
+    cleared: Mapping[int, str] | None = None,
 ) -> tuple[list[Message], tuple[ShapedResult, ...]]:
     """The shaped transcript and what was shaped, in transcript order
     (`docs/rules.md#what-is-shaped`).
 
     For each result message, the first rule that applies: already shaped, unchanged; collapse to
-    the ticket when its standing collapses and the ticket is shorter; cap to the marker's compact
-    JSON when its text is over its ceiling and the marker is shorter; otherwise unchanged.
+    the ticket when its standing collapses and the ticket is shorter; clear to its placeholder
+    when `cleared` (core index → placeholder, `app.core.clear.cleared_results`) holds it; cap to
+    the marker's compact JSON when its text is over its ceiling and the marker is shorter;
+    otherwise unchanged.
     """
     collapsing = None if collapse is None or fold is None else COLLAPSING[collapse]
+    cleared = {} if cleared is None else cleared
     # A text at or under every ceiling can be passed over without looking its tool's name up.
     smallest_cap = None if cap is None else min([cap.max_chars, *cap.max_chars_by_tool.values()])
     call_names: dict[str, str] | None = None  # read the first time a name is needed
@@ -71,21 +87,26 @@ def shape(
     for index, message in enumerate(messages):
         call_id = message.tool_call_id
         # A result message (`is_result_message`), tested inline: this loop sees every message,
-        # and most results are neither judged away nor over a ceiling.
+        # and most results are neither judged away, cleared nor over a ceiling.
         if message.role != "tool" or message.not_dispatched or not call_id:
             continue
         text = message.content
         row = None if collapsing is None or fold is None else fold.get(call_id)
-        if (row is None or collapsing is None or row.standing not in collapsing) and (
-            smallest_cap is None or len(text) <= smallest_cap
+        if (
+            (row is None or collapsing is None or row.standing not in collapsing)
+            and index not in cleared
+            and (smallest_cap is None or len(text) <= smallest_cap)
         ):
             continue
         if call_names is None:
             call_names = first_call_names(messages)
-        replacement, action = replacement_for(message, fold, collapse, cap, call_names)
+        replacement, action = replacement_for(
+            message, fold, collapse, cap, call_names, cleared.get(index)
+        )
         if replacement is None or action is None or is_shaped(text):
             continue
-        shaped[index] = message._replace(content=replacement)
+        # The written result is the replacement alone: images inside it are gone too.
+        shaped[index] = message._replace(content=replacement, images=())
         report.append(
             ShapedResult(
                 index=index,
@@ -106,8 +127,11 @@ def replacement_for(
     collapse: CollapseMode | None,
     cap: CapOption | None,
     call_names: dict[str, str],
+    placeholder: str | None = None,
 ) -> tuple[str | None, ShapeAction | None]:
-    """The shorter text rules 2 and 3 would put in place of a result's text, if any."""
+    """The text rules 2 to 4 would put in place of a result's text, if any: a ticket or a marker
+    only when shorter; `placeholder` (chosen by `app.core.clear`, which weighed its length and the
+    result's non-text parts) when the result is cleared."""
     text = message.content
     if collapse is not None and fold is not None:
         row = collapsing_row(message, fold, collapse)
@@ -115,6 +139,8 @@ def replacement_for(
             ticket = ticket_for(row)
             if len(ticket) < len(text):
                 return ticket, "collapsed"
+    if placeholder is not None:
+        return placeholder, "cleared"
     if cap is None:
         return None, None
     name = name_of(message, call_names)

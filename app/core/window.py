@@ -15,15 +15,16 @@ says what leaves).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 
+from app.core.clear import cleared_results
 from app.core.counting import TranscriptTokens
 from app.core.current_request import current_request_index, search_start
 from app.core.ledger import fold_ledger
 from app.core.messages import Message
-from app.core.names import name_of
+from app.core.names import first_call_names, name_of
 from app.core.notice import LadderResult, climb_ladder
 from app.core.pins import LedgerFold, PinPlan, plan_pins
 from app.core.plan_types import (
@@ -64,7 +65,13 @@ from app.core.refusals import (
     turns_with_unanswered_calls,
 )
 from app.core.shaping import shape
-from app.core.tokens import ESTIMATE, calibration_scale
+from app.core.tokens import (
+    ESTIMATE,
+    calibration_scale,
+    message_tokens,
+    scaled,
+    text_message_tokens,
+)
 from app.core.transcript import SurveyOf, Transcript
 from app.core.turns import survey, turn_index_of
 
@@ -149,6 +156,20 @@ class FitGoal:
     max_tokens: int
     total_before: int
     held_count: int = 0
+    # With `clear` applied: the total of the transcript shaped as if `clear` were off, which is
+    # what engages `fit` and what `budget.total_before` reports (docs/rules.md#clear);
+    # `total_before` is then the cleared transcript's, which removal shortens from.
+    unmasked_total: int | None = None
+
+    @property
+    def reported_before(self) -> int:
+        return self.total_before if self.unmasked_total is None else self.unmasked_total
+
+    @property
+    def engaged(self) -> bool:
+        """Over `max_tokens` before clearing, and over the target after it: clearing comes
+        first, and removal only takes what clearing could not free."""
+        return self.reported_before > self.max_tokens and self.total_before > self.target
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +192,8 @@ class Shaping:
 
     sent: Sequence[Message]
     results: tuple[ShapedResult, ...]
+    # With `clear` applied: the total before clearing (`FitGoal.unmasked_total`).
+    unmasked_total: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,27 +629,83 @@ def shaped_entries(
     )
 
 
+def carries_no_parts(message: Message) -> bool:
+    return False
+
+
 def plan_window(
     messages: Sequence[Message],
     options: PlanOptions | None = None,
     survey_of: SurveyOf = survey,
+    carries_parts: Callable[[Message], bool] = carries_no_parts,
 ) -> WindowPlan:
     """Plan the window for one request (see the module docstring).
 
-    With `collapse` or `cap` on, the transcript is shaped first (`app.core.shaping`) and planned
-    as shaped: every character and token figure counts what the wire will carry. `survey_of`
-    surveys the transcript planned (`app.core.turns.survey` unless a faster equal one is given).
+    With `collapse`, `cap` or `clear` on, the transcript is shaped first (`app.core.shaping`) and
+    planned as shaped: every character and token figure counts what the wire will carry. `clear`
+    applies (docs/rules.md#clear) on the total of the transcript shaped without it, and its
+    results are chosen by `app.core.clear`. `survey_of` surveys the transcript planned
+    (`app.core.turns.survey` unless a faster equal one is given); `carries_parts` tells whether a
+    result carries an image or another non-text part (the caller's format knows; none by default).
     """
     options = PlanOptions() if options is None else options
     fold = None if options.ledger is None else fold_ledger(options.ledger)
-    if options.collapse is None and options.cap is None:
+    if options.collapse is None and options.cap is None and options.clear is None:
         return plan_transcript(messages, options, fold, None, survey_of)
     shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
-    return plan_transcript(shaped_messages, options, fold, Shaping(messages, shaped), survey_of)
+    clear, unmasked_total = options.clear, None
+    if clear is not None:
+        if clear.trigger_tokens is not None or isinstance(options.strategy, Fit):
+            unmasked_total = unshaped_total(shaped_messages, options)
+        if clear_applies(options, unmasked_total):
+            cleared = cleared_results(
+                messages,
+                clear,
+                fold,
+                options.keep_last_tool_results > 0,
+                first_call_names(messages),
+                carries_parts,
+            )
+            if cleared:
+                shaped_messages, shaped = shape(
+                    messages, fold, options.collapse, options.cap, cleared
+                )
+        else:
+            unmasked_total = None
+    shaping = Shaping(messages, shaped, unmasked_total)
+    return plan_transcript(shaped_messages, options, fold, shaping, survey_of)
+
+
+def clear_applies(options: PlanOptions, total: int | None) -> bool:
+    """Whether `clear` applies: with `trigger_tokens`, when the total before clearing is over it;
+    without, under `fit` when that total is over `max_tokens`, and always under the other
+    strategies (docs/rules.md#clear)."""
+    clear, strategy = options.clear, options.strategy
+    if clear is None:
+        return False
+    if clear.trigger_tokens is not None:
+        return total is not None and total > clear.trigger_tokens
+    if isinstance(strategy, Fit):
+        return total is not None and total > strategy.max_tokens
+    return True
+
+
+def unshaped_total(messages: Sequence[Message], options: PlanOptions) -> int:
+    """`system_tokens + tokens + reserve_tokens` of `messages` (the transcript shaped as if
+    `clear` were off), with the request's tokenizer (`estimate` when none) and calibration."""
+    strategy = options.strategy
+    reserve = strategy.reserve_tokens if isinstance(strategy, Fit) else 0
+    tokenizer = ESTIMATE if options.tokenizer is None else options.tokenizer
+    scale = calibration_scale(options.calibration, reserve)
+    count = tokenizer.count
+    system_text = options.system_text
+    system = 0 if system_text is None else scaled(text_message_tokens(system_text, count), scale)
+    body = sum(scaled(message_tokens(message, count), scale) for message in messages)
+    return system + body + reserve
 
 
 def count_tokens(
-    transcript: Transcript, options: PlanOptions
+    transcript: Transcript, options: PlanOptions, unmasked_total: int | None = None
 ) -> tuple[TranscriptTokens | None, FitGoal | None]:
     """The transcript's tokens when a tokenizer is in use (`fit` counts with `estimate` when
     none is named), and what `fit` aims at."""
@@ -649,7 +728,9 @@ def count_tokens(
     if fit is None:
         return tokens, None
     total = (tokens.system or 0) + tokens.total + reserve
-    return tokens, FitGoal(fit.target, fit.max_tokens, total, held_count(options.prior_records))
+    return tokens, FitGoal(
+        fit.target, fit.max_tokens, total, held_count(options.prior_records), unmasked_total
+    )
 
 
 def budget_of(planning: Planning, stats: Stats, drop: Drop | None) -> Budget | None:
@@ -660,7 +741,7 @@ def budget_of(planning: Planning, stats: Stats, drop: Drop | None) -> Budget | N
     if goal is None or tokens is None or not isinstance(strategy, Fit):
         return None
     total_after = (tokens.system or 0) + (stats.tokens_after or 0) + strategy.reserve_tokens
-    engaged = goal.total_before > strategy.max_tokens
+    engaged = goal.engaged
     held = drop is not None and drop.held
     if held:
         met = total_after <= strategy.max_tokens
@@ -670,7 +751,7 @@ def budget_of(planning: Planning, stats: Stats, drop: Drop | None) -> Budget | N
         strategy.max_tokens,
         goal.target,
         strategy.reserve_tokens,
-        goal.total_before,
+        goal.reported_before,
         total_after,
         met,
         held,
@@ -693,12 +774,17 @@ def plan_transcript(
         messages, options.request_text, frames=options.frames, start=start
     )
     current_request, request_turn = current_request_of(transcript, request)
-    tokens, goal = count_tokens(transcript, options)
+    tokens, goal = count_tokens(
+        transcript, options, None if shaping is None else shaping.unmasked_total
+    )
     planning = Planning(transcript, options, request_turn, tokens, goal)
     shaped = None if shaping is None else shaping.results
     sent = None if shaping is None else sent_figures(shaping, tokens)
 
-    if not strategy_engages(strategy, turn_count, None if goal is None else goal.total_before):
+    engages = strategy_engages(
+        strategy, turn_count, None if goal is None else goal.reported_before
+    ) and (goal is None or goal.engaged)
+    if not engages:
         stats = stats_of(planning, None, None, sent)
         return WindowPlan(
             engaged=False,

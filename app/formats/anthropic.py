@@ -37,6 +37,7 @@ from app.formats.fields import (
     Loc,
     Problems,
     flag,
+    holds_non_text,
     is_object,
     joined_text,
     part_text,
@@ -581,12 +582,31 @@ def artifact_position(core: Sequence[Message]) -> int | None:
     return None
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a `tool_result` block's content holds a block other than text (an image, …)."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list):
+        return False
+    return any(
+        is_object(content[position])
+        and content[position].get("type") == "tool_result"
+        and holds_non_text(content[position].get("content"), is_text_block)
+        for position in message.blocks
+    )
+
+
+def is_text_block(part: Any) -> bool:
+    return is_object(part) and part.get("type") == "text"
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
     reading_start=artifact_position,

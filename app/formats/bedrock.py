@@ -46,6 +46,7 @@ from app.formats.fields import (
     Loc,
     Problems,
     flag,
+    holds_non_text,
     is_object,
     part_text,
     read_with_blocks,
@@ -715,12 +716,29 @@ def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPl
     return dataclasses.replace(plan, stats=stats, notice=notice, shaped=shaped)
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a `toolResult`'s content holds an image, document, video or audio block."""
+    source = message.source
+    content = raw[source].get("content") if source is not None else None
+    if not isinstance(content, list):
+        return False
+    for position in message.blocks:  # the `toolResult`, and blocks that ride with it
+        result = content[position].get("toolResult") if is_object(content[position]) else None
+        if is_object(result):
+            return holds_non_text(
+                result.get("content"),
+                lambda part: not (is_object(part) and any(kind in part for kind in MEDIA_KINDS)),
+            )
+    return False
+
+
 DIALECT = Dialect(
     "bedrock",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
     place=place,

@@ -39,6 +39,9 @@ class Dialect:
     write: Writer
     with_result_texts: Shaper
     has_non_text_part: PartPredicate | None = None
+    # Whether a result carries an image or another non-text part inside what the format writes as
+    # its text (docs/rules.md#clear: such a result is cleared even when its text is short).
+    result_has_parts: PartPredicate | None = None
     # Formats with a top-level system prompt (`docs/rules.md#top-level-system-prompt`): its text
     # (None when none was sent; its characters and tokens are counted from it), and why a value is
     # not this format's shape (None: it is).
@@ -84,6 +87,14 @@ class Dialect:
         nothing before one (the core then looks for the current request and the pins only after
         that message's turn); None when it reads all of it, as most formats' providers do."""
         return None if self.reading_start is None else self.reading_start(core)
+
+    def result_parts_predicate(self, raw: list[Any]) -> Callable[[Message], bool]:
+        """Whether a result read from `raw` carries a non-text part inside its result (an image
+        in an Anthropic `tool_result`'s content, in a Bedrock `toolResult`, …)."""
+        predicate = self.result_has_parts
+        if predicate is None:  # a format whose results carry text alone
+            return lambda message: False
+        return lambda message: predicate(raw, message)
 
     def non_text_part_predicate(self, raw: list[Any]) -> Callable[[Message], bool]:
         """Whether a core message read from `raw` carries a part other than text (an image, a

@@ -291,3 +291,8 @@ def with_blocks_rewritten(
         for position in message.blocks:
             blocks[position] = rewrite(blocks[position], text)
     return shaped
+
+
+def holds_non_text(parts: Any, is_text: Callable[[Any], bool]) -> bool:
+    """Whether `parts`, a result's content, is a list holding a part `is_text` does not accept."""
+    return isinstance(parts, list) and not all(is_text(part) for part in parts)

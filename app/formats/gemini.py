@@ -579,12 +579,14 @@ def with_result_texts(
 ) -> list[Any]:
     """The caller's contents with each shaped result's `functionResponse` written as
     `"response": {"output": <text>}` (copies of that part and content; `name`, `id` and every
-    other key as sent)."""
+    other key as sent, but the response's own `parts`: its images and files are part of the result
+    the text replaces, as an image inside an Anthropic `tool_result` is)."""
     return with_blocks_rewritten(raw, core, texts, "parts", response_with_text)
 
 
 def response_with_text(part: JsonObject, text: str) -> JsonObject:
-    return {**part, "functionResponse": {**part["functionResponse"], "response": {"output": text}}}
+    response = {k: v for k, v in part["functionResponse"].items() if k != "parts"}
+    return {**part, "functionResponse": {**response, "response": {"output": text}}}
 
 
 def has_non_text_part(raw: list[Any], message: Message) -> bool:
@@ -628,12 +630,27 @@ def system_text(system: Any) -> str | None:
     return "".join(part["text"] for part in system["parts"])
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a `functionResponse` carries parts of its own (inline data, files) besides its
+    `response` object."""
+    source = message.source
+    parts = raw[source].get("parts") if source is not None else None
+    if not isinstance(parts, list):
+        return False
+    for position in message.blocks:
+        response = parts[position].get("functionResponse") if is_object(parts[position]) else None
+        if is_object(response):
+            return bool(response.get("parts"))
+    return False
+
+
 DIALECT = Dialect(
     "gemini",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
 )

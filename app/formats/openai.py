@@ -25,6 +25,7 @@ from app.formats.fields import (
     Loc,
     Problems,
     flag,
+    holds_non_text,
     is_object,
     joined_text,
     present,
@@ -258,4 +259,22 @@ def write(
     return splice(raw, removed, None if notice is None else notice_message(notice))
 
 
-DIALECT = Dialect("openai", read, write, with_result_texts, has_non_text_part=has_non_text_part)
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a tool message's content holds a part other than text (an image, a file)."""
+    source = message.source
+    item = raw[source] if source is not None else None
+    return is_object(item) and holds_non_text(item.get("content"), is_text_part)
+
+
+def is_text_part(part: Any) -> bool:
+    return is_object(part) and part.get("type") == "text"
+
+
+DIALECT = Dialect(
+    "openai",
+    read,
+    write,
+    with_result_texts,
+    has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
+)

@@ -32,6 +32,7 @@ from app.formats.fields import (
     JsonObject,
     Problems,
     flag,
+    holds_non_text,
     is_object,
     joined_text,
     required_id,
@@ -455,12 +456,22 @@ def system_problem(system: Any) -> str | None:
     return "a responses system prompt is the request's 'instructions': a string"
 
 
+def result_has_parts(raw: list[Any], message: Message) -> bool:
+    """Whether a function output's `output` holds a part other than text (an image, a file)."""
+    source = message.source
+    item = raw[source] if source is not None else None
+    return is_object(item) and holds_non_text(
+        item.get("output"), lambda part: is_object(part) and is_text_part(part.get("type"))
+    )
+
+
 DIALECT = Dialect(
     "responses",
     read,
     write,
     with_result_texts,
     has_non_text_part=has_non_text_part,
+    result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
 )

@@ -11,10 +11,12 @@ from langchain_core.messages import SystemMessage, ToolMessage, convert_to_opena
 from examples.langchain.__main__ import main
 from examples.langchain.agent import run, run_async
 from examples.stations import (
+    CLEARING,
     FINAL_ANSWER,
     INSTRUCTIONS,
     NEW_STATION,
     SHAPING,
+    cleared_in_window,
     reading,
     shaped_in_window,
 )
@@ -80,3 +82,21 @@ def test_shaped_results_reach_the_model_as_the_agents_own_tool_messages(planner_
     assert messages[-1].content == FINAL_ANSWER
     assert [m.content for m in messages[: len(outcome.sent)]] == [m.content for m in outcome.sent]
     assert messages[-2].content == reading(NEW_STATION)
+
+
+def test_a_cleared_result_reaches_the_model_as_the_agents_own_tool_message(planner_url):
+    """With `clear`, the cleared result is the agent's `ToolMessage` (id and call id kept) with
+    only `content` replaced by the placeholder; the agent's state keeps the tool's own output."""
+    outcome = run(planner_url, **CLEARING)
+    plans, received = outcome.planned.plans, outcome.model.received
+    for plan, messages in zip(plans, received, strict=True):
+        assert convert_to_openai_messages(messages[1:]) == plan.window
+    [item] = cleared_in_window(plans[0].shaped)
+    original = outcome.sent[item["message_index"]]
+    cleared = received[0][1 + item["window_index"]]
+    assert isinstance(cleared, ToolMessage) and cleared is not original
+    assert (cleared.id, cleared.tool_call_id) == (original.id, original.tool_call_id)
+    assert cleared.content.startswith('{"cleared":true,"tool_call_id":"call_3"')
+    assert [m.content for m in outcome.state["messages"][: len(outcome.sent)]] == [
+        m.content for m in outcome.sent
+    ]

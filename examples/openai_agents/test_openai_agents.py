@@ -10,10 +10,12 @@ import pytest
 from examples.openai_agents.__main__ import main
 from examples.openai_agents.agent import run
 from examples.stations import (
+    CLEARING,
     FINAL_ANSWER,
     INSTRUCTIONS,
     NEW_STATION,
     SHAPING,
+    cleared_in_window,
     reading,
     shaped_in_window,
 )
@@ -67,4 +69,19 @@ def test_shaped_results_reach_the_model_as_the_sdks_own_items(planner_url):
     last = model.received[1][-1]
     assert last["call_id"] == f"call_{NEW_STATION}" and '"truncated"' in last["output"]
     assert outcome.result.final_output == FINAL_ANSWER
+    assert outcome.result.to_input_list()[: len(outcome.sent)] == outcome.sent
+
+
+def test_a_cleared_result_reaches_the_model_as_the_runs_own_output_item(planner_url):
+    """With `clear`, the cleared result is the run's `function_call_output` item with only
+    `output` replaced by the placeholder; the run's history keeps the tool's own output."""
+    outcome = asyncio.run(run(planner_url, **CLEARING))
+    plans, model = outcome.planned.plans, outcome.model
+    for plan, received in zip(plans, model.received, strict=True):
+        assert received == plan.window
+    [item] = cleared_in_window(plans[0].shaped)
+    original = outcome.sent[item["message_index"]]
+    cleared = model.received[0][item["window_index"]]
+    assert cleared == {**original, "output": cleared["output"]}
+    assert cleared["output"].startswith('{"cleared":true,"tool_call_id":"call_3"')
     assert outcome.result.to_input_list()[: len(outcome.sent)] == outcome.sent

@@ -18,10 +18,12 @@ from pydantic_ai.messages import (
 from examples.pydantic_ai.__main__ import main
 from examples.pydantic_ai.agent import run
 from examples.stations import (
+    CLEARING,
     FINAL_ANSWER,
     NEW_STATION,
     QUESTION,
     SHAPING,
+    cleared_in_window,
     reading,
     shaped_in_window,
 )
@@ -125,3 +127,24 @@ def test_shaped_results_reach_the_model_as_the_runs_own_tool_returns(planner_url
     assert outcome.result.output == FINAL_ANSWER
     history = outcome.result.all_messages()
     assert to_openai(history[: len(outcome.sent)])[0] == to_openai(outcome.sent)[0]
+
+
+def test_a_cleared_result_reaches_the_model_as_the_runs_own_tool_return(planner_url):
+    """With `clear`, the cleared result is the run's `ToolReturnPart` (tool name and call id
+    kept) with only `content` replaced by the placeholder."""
+    outcome = asyncio.run(run(planner_url, **CLEARING))
+    plans, received = outcome.planned.plans, outcome.model.received
+    for plan, messages in zip(plans, received, strict=True):
+        assert to_openai(messages)[0] == plan.window
+    [item] = cleared_in_window(plans[0].shaped)
+    returns = {
+        part.tool_call_id: part
+        for message in received[0]
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    }
+    part = returns[item["tool_call_id"]]
+    assert part.tool_name == "read_station"
+    assert part.content == plans[0].window[item["window_index"]]["content"]
+    assert part.content.startswith('{"cleared":true,"tool_call_id":"call_3"')

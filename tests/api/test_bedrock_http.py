@@ -952,3 +952,23 @@ async def test_shaping_writes_the_tool_result_content(client: Any) -> None:
     assert (
         answer["stats"]["chars_before"] == len(long_text) + len('{"more":true}') + 300 + 4 + 4 + 4
     )
+
+
+# `clear` (docs/rules.md#clear): small values, so the boundary moves in short transcripts.
+CLEARS = st.fixed_dictionaries(
+    {"keep_last": st.sampled_from([0, 1]), "step": st.sampled_from([1, 2])},
+    optional={"exclude_tools": st.just(["look"])},
+)
+
+
+@given(planned_transcripts(), CLEARS)
+def test_cleared_windows_are_windows_converse_accepts(
+    case: tuple[list[dict[str, Any]], dict[str, Any]], clear: dict[str, Any]
+) -> None:
+    messages, options = case
+    body = {**options, "clear": clear, "format": "bedrock"}
+    answer = plan({**body, "messages": messages})
+    check_window(messages, answer)
+    if answer["stats"]["removed_message_count"] == 0:
+        again = plan({**body, "messages": answer["window"]})
+        assert again["shaped"] == [] and again["window"] == answer["window"]

@@ -190,6 +190,18 @@ OPTIONS = st.fixed_dictionaries(
         "ledger": st.just([]),
         "cap": st.fixed_dictionaries({"max_chars": st.integers(1, 40)}),
         "collapse": st.just("ledger"),
+        # `clear` is read in Python on both paths; its placeholders are written by both writers
+        # and its images looked up in the scanned messages (a bad value is the same 422).
+        "clear": st.fixed_dictionaries(
+            {},
+            optional={
+                "keep_last": st.integers(0, 2),
+                "step": st.integers(1, 3),
+                "exclude_tools": st.lists(st.sampled_from(["look", "probe"]), max_size=1),
+                "trigger_tokens": st.none() | st.integers(1, 500),
+            },
+        )
+        | st.just({"step": 0}),
         # Read by the Python side in both paths; a bad value is the same 422.
         "detect_frames": st.none() | st.booleans(),
         "frame_tags": st.none()
@@ -574,3 +586,27 @@ def test_bodies_with_images_give_the_python_answer(name: str, body: bytes) -> No
     auto = orjson.loads(body)
     del auto["format"]
     assert assert_same_answer(orjson.dumps(auto)) == 200
+
+
+@pytest.mark.parametrize("format_name", ["openai", "anthropic"])
+def test_a_result_with_an_image_is_cleared_alike_on_both_paths(format_name: str) -> None:
+    """`clear` asks the caller's messages whether a short result carries an image: the scanned
+    messages answer as the parsed ones do."""
+    from tests.api.test_clear import C1, OPTIONS
+    from tests.api.test_formats_equivalence import convert
+
+    sent = convert(C1, format_name).messages
+    if format_name == "openai":
+        image: dict[str, Any] = {"type": "image_url", "image_url": {"url": "data:image/png,AA"}}
+        sent[2]["content"] = [{"type": "text", "text": "shot"}, image]
+    else:
+        image = {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": "AA"},
+        }
+        sent[2]["content"][0]["content"] = [{"type": "text", "text": "shot"}, image]
+    body = orjson.dumps({**OPTIONS, "messages": sent, "format": format_name})
+    assert assert_same_answer(body) == 200
+    assert compiled_answers(body)
+    shaped = orjson.loads(answer(COMPILED_APP, body)[1])["shaped"]
+    assert [(e["tool_call_id"], e["chars_before"]) for e in shaped] == [("c1", 4), ("c2", 300)]

@@ -25,6 +25,7 @@ from app.audit.validity.responses import responses_violations
 from app.core.window import plan_window
 from app.formats import DIALECTS, read_messages
 from tests.api.test_bedrock_http import bedrock_conversion, planned_transcripts
+from tests.api.test_clear import CLEAR_EXAMPLES
 from tests.api.test_formats_equivalence import Inexpressible
 from tests.api.test_gemini_http import convert as gemini_conversion
 from tests.api.test_responses_http import to_responses
@@ -42,6 +43,7 @@ CONVERTERS: dict[str, Callable[[list[Any]], list[Any]]] = {
 }
 S4_NATIVE = wire(W(U(TASK), R("c1", "look", "closed")))
 SHAPING_EXAMPLES = {
+    **CLEAR_EXAMPLES,
     "S1": (S1_NATIVE, S1_OPTIONS),
     "S2": (S1_NATIVE, S2_OPTIONS),
     "S4": (S4_NATIVE, {**S1_OPTIONS, "ledger": [{"tool_call_id": "c1", "standing": "noise"}]}),
@@ -170,16 +172,18 @@ def check_shaping_in(sent: list[Any], options: dict[str, Any], dialect: str) -> 
     core = read_messages(sent, dialect)
     texts = {s.index: s.content for s in plan_window(core, core_options(options)).shaped_results}
     shaped_sent = DIALECTS[dialect].with_result_texts(sent, core, texts)
-    plain_options = {k: v for k, v in options.items() if k not in ("collapse", "cap")}
+    plain_options = {k: v for k, v in options.items() if k not in ("collapse", "cap", "clear")}
     baseline = plan({**plain_options, "messages": shaped_sent, "format": dialect})
     for key in answer:
         if key not in ("shaped", "stats"):
             assert answer[key] == baseline[key], key
     assert answer["stats"]["chars_shaped"] == baseline["stats"]["chars_before"]
 
-    # Idempotent, and the provider accepts the window whenever it accepts the input.
+    # Idempotent (after a removal, `clear` counts its boundary among fewer read results), and
+    # the provider accepts the window whenever it accepts the input.
     again = plan({**options, "messages": answer["window"], "format": dialect})
-    assert again["shaped"] == []
+    if answer["stats"]["removed_message_count"] == 0 or "clear" not in options:
+        assert again["shaped"] == []
     codes = {finding["code"] for finding in answer["diagnostics"]}
     checker = PAIRING_CHECKERS[dialect]
     if not codes & PAIRING_BREAKERS and not checker(sent, sent):
@@ -202,13 +206,18 @@ def test_shaping_in_every_newer_dialect(case: Any) -> None:
 @st.composite
 def shaped_converse(draw: Any) -> tuple[list[Any], dict[str, Any]]:
     """Bedrock's own alternating transcripts (the native converter can carry few random ones),
-    with both shaping options on."""
+    with collapse and cap on, and clear in half of them."""
     messages, options = draw(planned_transcripts())
     ids = [m.tool_call_id for m in read_messages(messages, "bedrock") if m.role == "tool"]
     standings = st.sampled_from(["noise", "ruled-out", "fact", "open"])
     options["ledger"] = [{"tool_call_id": i, "standing": draw(standings)} for i in ids[::2]]
     options["collapse"] = draw(st.sampled_from(["ledger-and-facts", "ledger-only"]))
     options["cap"] = {"max_chars": draw(st.sampled_from([30, 60, 200]))}
+    if draw(st.booleans()):
+        options["clear"] = {
+            "keep_last": draw(st.sampled_from([0, 2])),
+            "step": draw(st.sampled_from([1, 3])),
+        }
     return messages, options
 
 

@@ -833,3 +833,29 @@ async def test_a_system_prompt_of_another_shape_is_refused(client: Any, system: 
     response = await client.post(PLAN, json=body)
     assert response.status_code == 422
     assert [error["loc"] for error in response.json()["errors"]] == [["body", "system"]]
+
+
+# `clear` (docs/rules.md#clear): small values, so the boundary moves in short transcripts.
+CLEARS = st.fixed_dictionaries(
+    {"keep_last": st.sampled_from([0, 1]), "step": st.sampled_from([1, 2])},
+    optional={"exclude_tools": st.just(["look"])},
+)
+
+
+@given(planned_transcripts(), CLEARS)
+def test_cleared_windows_keep_gemini_pairing_and_signatures(
+    case: tuple[list[dict[str, Any]], dict[str, Any]], clear: dict[str, Any]
+) -> None:
+    contents, options = case
+    body = {**options, "clear": clear, "format": "gemini"}
+    answer = plan({**body, "messages": contents})
+    window = answer["window"]
+    for entry in answer["shaped"]:
+        assert entry["action"] == "cleared"
+    assert signature_violations(contents, window) == []
+    codes = {finding["code"] for finding in answer["diagnostics"]}
+    if not codes & PAIRING_BREAKERS:
+        assert gemini_violations(window, contents) == []
+    if answer["stats"]["removed_message_count"] == 0:
+        again = plan({**body, "messages": window})
+        assert again["shaped"] == [] and again["window"] == window

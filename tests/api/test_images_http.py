@@ -501,3 +501,30 @@ async def test_a_screen_driving_run_never_sends_a_window_over_its_budget(
     # The run outgrew its budget: the screenshots alone are over it by the last step.
     assert engaged > 0
     assert sum(own_image_tokens(format_name, s) for s in SCREENS) * STEPS // 5 > 12_000
+
+
+async def test_a_shaped_result_no_longer_counts_the_images_it_carried(client: Any) -> None:
+    """A capped or cleared result is written as its replacement text alone, so the images that
+    were inside it leave the count with it (docs/rules.md#images)."""
+    result = [
+        {"type": "text", "text": "screen after the click " + "x" * 400},
+        {"type": "image_url", "image_url": {"url": SCREEN_URL}},
+    ]
+    messages = [
+        {"role": "user", "content": "Open the settings."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "click", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": result},
+    ]
+    body = {"format": "openai", "messages": messages, "tokenizer": "estimate"}
+    as_sent = await plan(client, body)
+    capped = await plan(client, {**body, "cap": {"max_chars": 200}})
+    assert [item["action"] for item in capped["shaped"]] == ["capped"]
+    sent_turn, capped_turn = as_sent["turns"][-1]["tokens"], capped["turns"][-1]["tokens"]
+    assert sent_turn > OPENAI_SCREEN
+    assert capped_turn < sent_turn - OPENAI_SCREEN

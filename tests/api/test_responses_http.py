@@ -1071,3 +1071,31 @@ async def test_an_unanswered_call_is_reported_on_its_function_call_item(client: 
         ("empty-message", 7),
     ]
     assert "'c2'" in answer["diagnostics"][0]["detail"]
+
+
+# `clear` (docs/rules.md#clear): small values, so the boundary moves in short transcripts.
+CLEARS = st.fixed_dictionaries(
+    {"keep_last": st.sampled_from([0, 1]), "step": st.sampled_from([1, 2])},
+    optional={"exclude_tools": st.just(["look"])},
+)
+
+
+@given(planned_transcripts(), CLEARS)
+def test_cleared_windows_keep_the_responses_pairing_rules(
+    case: tuple[list[Item], dict[str, Any]], clear: dict[str, Any]
+) -> None:
+    items, options = case
+    body = {**options, "clear": clear, "format": "responses"}
+    answer = plan({**body, "messages": items})
+    window = answer["window"]
+    for entry in answer["shaped"]:
+        assert entry["action"] == "cleared"
+        if entry["window_index"] is not None:
+            output = window[entry["window_index"]]["output"]
+            assert orjson.loads(output)["tool_call_id"] == entry["tool_call_id"]
+    codes = {finding["code"] for finding in answer["diagnostics"]}
+    if not codes & PAIRING_BREAKERS:
+        assert responses_violations(window, items) == []
+    if answer["stats"]["removed_message_count"] == 0:
+        again = plan({**body, "messages": window})
+        assert again["shaped"] == [] and again["window"] == window

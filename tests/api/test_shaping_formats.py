@@ -22,6 +22,7 @@ every wire:
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -31,7 +32,7 @@ from hypothesis import strategies as st
 from app.audit.validity.chat import window_violations
 from app.core.ledger import StandingRow
 from app.core.messages import Message, ToolCall
-from app.core.plan_types import CapOption
+from app.core.plan_types import CapOption, ClearOption, PlanOptions
 from tests.api.test_formats_equivalence import (
     Conversion,
     conversations,
@@ -40,7 +41,7 @@ from tests.api.test_formats_equivalence import (
     plan_options,
 )
 from tests.conftest import scaled
-from tests.core.test_shaping_properties import Shaped, reference_shape, shaped_texts
+from tests.core.test_shaping_properties import Shaped, reference_of, shaped_texts
 
 WIRES = ("native", "openai", "anthropic")
 TOOLS = ("look", "move", "probe")
@@ -79,7 +80,32 @@ def shaping_cases(draw: Draw) -> Case:
         if by_tool or draw(st.booleans()):
             cap["max_chars_by_tool"] = by_tool
         options["cap"] = cap
+    if draw(st.integers(0, 2)) == 0:
+        clear: dict[str, Any] = {}
+        for key, values in CLEAR_VALUES.items():
+            if draw(st.booleans()):
+                clear[key] = draw(st.sampled_from(values))
+        options["clear"] = clear
     return messages, options
+
+
+CLEAR_VALUES: dict[str, list[Any]] = {
+    "keep_last": [0, 1, 3],
+    "step": [1, 2, 8],
+    "exclude_tools": [[], ["look"], ["probe", "move"]],
+    "trigger_tokens": [None, 1, 1_000_000],  # always, never: the exact gate is the core's test
+}
+
+
+def clear_option(options: dict[str, Any]) -> ClearOption | None:
+    """The request's `clear` as the core's value, its defaults filled in."""
+    clear = options.get("clear")
+    if clear is None:
+        return None
+    return replace(
+        ClearOption(),
+        **{k: frozenset(v) if k == "exclude_tools" else v for k, v in clear.items()},
+    )
 
 
 # ---- the reference on the native transcript ------------------------------------------------------
@@ -107,7 +133,14 @@ def expected_shaping(messages: list[dict[str, Any]], options: dict[str, Any]) ->
     cap = None
     if options.get("cap") is not None:
         cap = CapOption(options["cap"]["max_chars"], options["cap"].get("max_chars_by_tool", {}))
-    return reference_shape([core(m) for m in messages], ledger, options.get("collapse"), cap)[1]
+    opts = PlanOptions(
+        keep_last_tool_results=options.get("keep_last_tool_results", 2),
+        ledger=ledger,
+        collapse=options.get("collapse"),
+        cap=cap,
+        clear=clear_option(options),
+    )
+    return reference_of([core(m) for m in messages], opts)[1]
 
 
 def decorated(data: st.DataObject, conversion: Conversion, wire: str) -> list[Any]:
@@ -152,7 +185,7 @@ def substituted(
 
 
 def without_shaping(options: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in options.items() if key not in ("collapse", "cap")}
+    return {key: value for key, value in options.items() if key not in ("collapse", "cap", "clear")}
 
 
 # ---- reading a window ----------------------------------------------------------------------------
@@ -262,9 +295,11 @@ def check_wire(
             map(repr, paths)
         )
 
-    # Idempotent.
+    # Idempotent (after a removal, `clear` counts its boundary among fewer read results).
     again = plan({**options, "messages": window, "format": wire})
-    assert again["shaped"] == []
+    assert all(e["action"] == "cleared" for e in again["shaped"])
+    if answer["stats"]["removed_message_count"] == 0 or "clear" not in options:
+        assert again["shaped"] == []
     if answer["stats"]["removed_message_count"] == 0:
         assert again["stats"]["removed_message_count"] == 0
         assert again["window"] == window
@@ -284,7 +319,7 @@ def test_shaping_in_every_wire(case: Case, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 def test_the_cases_cover_what_they_claim() -> None:
-    """Both actions, in kept and evicted results, already-shaped texts, a removal, a pairing
+    """Every action, in kept and evicted results, already-shaped texts, a removal, a pairing
     check: a property over cases that never reach them proves little."""
     seen: set[str] = set()
 
@@ -312,6 +347,7 @@ def test_the_cases_cover_what_they_claim() -> None:
     assert seen == {
         "capped",
         "collapsed",
+        "cleared",
         "kept",
         "evicted",
         "removed",

@@ -2,7 +2,9 @@
 
 The reference below (`reference_shape`) is docs/rules.md#what-is-shaped written out from its words,
 with its own fold (`docs/rules.md#the-ledger-fold`), its own `name_of`
-(`docs/rules.md#the-message-model`), its own ticket and its own recognition of tickets and markers;
+(`docs/rules.md#the-message-model`), its own ticket, its own choice of cleared results and their
+placeholder (`reference_cleared`, docs/rules.md#clear) and its own recognition of tickets, markers
+and placeholders;
 only the marker's head budget is `app.core.cap.marker_for` (the cap's own tests pin that function to
 `docs/rules.md#the-marker`). The plan must shape exactly what the reference shapes, and then plan
 exactly as the plain plan of the reference's shaped transcript. The HTTP property tests
@@ -24,6 +26,7 @@ from app.core.ledger import StandingRow
 from app.core.messages import Message, ToolCall
 from app.core.plan_types import (
     CapOption,
+    ClearOption,
     Measured,
     Paused,
     PlanOptions,
@@ -31,6 +34,7 @@ from app.core.plan_types import (
     TokenBudget,
     WindowPlan,
 )
+from app.core.tokens import estimate_tokens, message_tokens
 from app.core.window import plan_window
 from tests.conftest import scaled
 from tests.core.window_fixtures import new_window
@@ -41,6 +45,8 @@ COLLAPSES = {
     "ledger-only": frozenset({"noise", "ruled-out", "fact"}),
 }
 UNNAMED = "the tool"
+PLACEHOLDER_KEYS = ["cleared", "tool_call_id", "tool_name", "chars", "hint"]
+HINT = "call the tool again to see it"
 
 
 # ---- the reference -------------------------------------------------------------------------------
@@ -75,7 +81,8 @@ def already_shaped(text: str) -> bool:
         and isinstance(value.get("tool_call_id"), str)
     )
     marker = value.get("truncated") is True and isinstance(value.get("reason"), str)
-    return ticket or marker
+    placeholder = list(value) == PLACEHOLDER_KEYS and value["cleared"] is True
+    return ticket or marker or placeholder
 
 
 def reference_fold(ledger: Sequence[StandingRow] | None) -> dict[str, StandingRow] | None:
@@ -124,14 +131,78 @@ class Shaped:
     content: str
 
 
+def reference_placeholder(call_id: str, name: str | None, chars: int) -> str:
+    """docs/rules.md#clear: the placeholder's compact JSON, keys in their order."""
+    return compact(
+        {"cleared": True, "tool_call_id": call_id, "tool_name": name, "chars": chars, "hint": HINT}
+    )
+
+
+def is_read_result(message: Message) -> bool:
+    return message.role == "tool" and bool(message.tool_call_id) and not message.not_dispatched
+
+
+def reference_read(messages: Sequence[Message]) -> list[int]:
+    """The result messages before the last assistant message."""
+    assistants = [index for index, message in enumerate(messages) if message.role == "assistant"]
+    if not assistants:
+        return []
+    return [index for index in range(assistants[-1]) if is_read_result(messages[index])]
+
+
+def reference_at_or_before(messages: Sequence[Message], clear: ClearOption) -> list[int]:
+    """The read results at or before the boundary `b`, oldest first."""
+    read = reference_read(messages)
+    count = (len(read) - clear.keep_last) // clear.step * clear.step
+    return read[:count] if count > 0 else []
+
+
+def reference_cleared(messages: Sequence[Message], opts: PlanOptions) -> dict[int, str]:
+    """docs/rules.md#clear under a strategy other than `fit`: whether it applies (the trigger on
+    the total shaped as if `clear` were off, counted with `estimate`), then the read results at
+    or before the boundary but the exceptions, each with its placeholder."""
+    clear = opts.clear
+    if clear is None:
+        return {}
+    if clear.trigger_tokens is not None:
+        unclear, _ = reference_shape(messages, opts.ledger, opts.collapse, opts.cap)
+        if sum(message_tokens(m, estimate_tokens) for m in unclear) <= clear.trigger_tokens:
+            return {}
+    before = reference_at_or_before(messages, clear)
+    fold = reference_fold(opts.ledger)
+    latest: dict[str, int] = {}
+    if opts.keep_last_tool_results > 0:
+        for index in before:
+            name = reference_name_of(messages, messages[index])
+            if name is not None:
+                latest[name] = index
+    cleared: dict[int, str] = {}
+    for index in before:
+        message = messages[index]
+        name = reference_name_of(messages, message)
+        row = None if fold is None else fold.get(message.tool_call_id or "")
+        if (
+            index in latest.values()
+            or (name is not None and name in clear.exclude_tools)
+            or (row is not None and row.standing in ("fact", "open"))
+        ):
+            continue
+        placeholder = reference_placeholder(message.tool_call_id or "", name, len(message.content))
+        if len(placeholder) < len(message.content):
+            cleared[index] = placeholder
+    return cleared
+
+
 def reference_shape(
     messages: Sequence[Message],
     ledger: Sequence[StandingRow] | None,
     collapse: str | None,
     cap: CapOption | None,
+    cleared: dict[int, str] | None = None,
 ) -> tuple[list[Message], list[Shaped]]:
     """docs/rules.md#what-is-shaped: for each result message, in order, the first rule that
-    applies."""
+    applies; `cleared` is `reference_cleared`'s choice (none when `clear` is off)."""
+    cleared = {} if cleared is None else cleared
     fold = reference_fold(ledger)
     out = list(messages)
     report: list[Shaped] = []
@@ -147,6 +218,8 @@ def reference_shape(
             ticket = reference_ticket(row)
             if len(ticket) < len(text):
                 replacement = (ticket, "collapsed")  # rule 2
+        if replacement is None and index in cleared:
+            replacement = (cleared[index], "cleared")  # rule 3
         if replacement is None and cap is not None:
             ceiling = cap.max_chars
             if name is not None and name in cap.max_chars_by_tool:
@@ -154,13 +227,21 @@ def reference_shape(
             if len(text) > ceiling:
                 marker = compact(marker_for(text, UNNAMED if name is None else name, ceiling))
                 if len(marker) < len(text):
-                    replacement = (marker, "capped")  # rule 3
+                    replacement = (marker, "capped")  # rule 4
         if replacement is None:
             continue
         new, action = replacement
         out[index] = message._replace(content=new)
         report.append(Shaped(index, message.tool_call_id, name, action, len(text), len(new), new))
     return out, report
+
+
+def reference_of(
+    messages: Sequence[Message], opts: PlanOptions
+) -> tuple[list[Message], list[Shaped]]:
+    """The reference's shaping of `messages` under every shaping option of `opts`."""
+    cleared = reference_cleared(messages, opts)
+    return reference_shape(messages, opts.ledger, opts.collapse, opts.cap, cleared)
 
 
 # ---- random transcripts --------------------------------------------------------------------------
@@ -179,6 +260,38 @@ def shaped_texts(call_id: str) -> list[str]:
         compact({"truncated": "true", "reason": "not a marker", "pad": "p" * 200}),
         compact({"truncated": True, "pad": "p" * 200}),
         compact({"collapsed": True, "standing": "noise", "pad": "p" * 200}),
+        reference_placeholder(call_id, "look", 900),
+        reference_placeholder("other", None, 3) + " " * 120,
+        # Not placeholders: a key out of order, `cleared` not true, a key too many.
+        compact(
+            {
+                "tool_call_id": call_id,
+                "cleared": True,
+                "tool_name": None,
+                "chars": 1,
+                "hint": HINT,
+                "pad": "p" * 100,
+            }
+        ),
+        compact(
+            {
+                "cleared": "true",
+                "tool_call_id": call_id,
+                "tool_name": None,
+                "chars": 1,
+                "hint": HINT + "p" * 100,
+            }
+        ),
+        compact(
+            {
+                "cleared": True,
+                "tool_call_id": call_id,
+                "tool_name": None,
+                "chars": 1,
+                "hint": HINT,
+                "pad": "p" * 100,
+            }
+        ),
     ]
 
 
@@ -277,6 +390,16 @@ def shaping_options(draw: Draw, messages: list[Message]) -> PlanOptions:
             )
         )
         cap = CapOption(draw(ceilings), by_tool)
+    clear = None
+    if draw(st.integers(0, 2)):
+        clear = ClearOption(
+            keep_last=draw(st.sampled_from([0, 0, 1, 3])),
+            step=draw(st.sampled_from([1, 1, 2, 3, 8])),
+            exclude_tools=frozenset(
+                draw(st.lists(st.sampled_from([*TOOLS, "other_tool"]), max_size=2))
+            ),
+            trigger_tokens=draw(st.sampled_from([None, None, None, 1, 200, 800])),
+        )
     texts = [m.content for m in messages if m.role == "user"]
     calls = [c.id for m in messages for c in m.tool_calls]
     return PlanOptions(
@@ -289,6 +412,7 @@ def shaping_options(draw: Draw, messages: list[Message]) -> PlanOptions:
         iteration=draw(st.sampled_from([1, 12])),
         collapse=collapse,  # type: ignore[arg-type]
         cap=cap,
+        clear=clear,
     )
 
 
@@ -302,7 +426,7 @@ def cases(draw: Draw) -> tuple[list[Message], PlanOptions]:
 
 
 def plain(opts: PlanOptions) -> PlanOptions:
-    return replace(opts, collapse=None, cap=None)
+    return replace(opts, collapse=None, cap=None, clear=None)
 
 
 def window(messages: Sequence[Message], result: WindowPlan) -> list[Message]:
@@ -318,7 +442,7 @@ def reported(result: WindowPlan) -> list[Shaped]:
 
 
 def shaping_on(opts: PlanOptions) -> bool:
-    return opts.collapse is not None or opts.cap is not None
+    return opts.collapse is not None or opts.cap is not None or opts.clear is not None
 
 
 def window_positions(messages: Sequence[Message], result: WindowPlan) -> dict[int, int]:
@@ -345,7 +469,7 @@ def test_the_plan_shapes_exactly_what_shaping_md_says(
 ) -> None:
     messages, opts = case
     result = plan_window(messages, opts)
-    _, expected = reference_shape(messages, opts.ledger, opts.collapse, opts.cap)
+    _, expected = reference_of(messages, opts)
     assert reported(result) == expected
     if not shaping_on(opts):
         assert result.shaped is None and result.stats.chars_shaped is None
@@ -370,7 +494,7 @@ def test_a_shaped_plan_is_the_plain_plan_of_the_shaped_transcript(
 ) -> None:
     messages, opts = case
     result = plan_window(messages, opts)
-    shaped_messages, _ = reference_shape(messages, opts.ledger, opts.collapse, opts.cap)
+    shaped_messages, _ = reference_of(messages, opts)
     baseline = plan_window(shaped_messages, plain(opts))
     for name in DECISION_FIELDS:
         assert getattr(result, name) == getattr(baseline, name), name
@@ -459,6 +583,9 @@ def test_shaping_is_idempotent(case: tuple[list[Message], PlanOptions]) -> None:
         return
     for entry in again.shaped_results:
         message = sent[entry.index]
+        if entry.action == "cleared":
+            assert opts.clear is not None
+            continue
         assert entry.action == "capped", entry
         before = reference_name_of(messages, message)
         assert reference_name_of(sent, message) != before, entry
@@ -482,7 +609,7 @@ def test_the_transcripts_cover_what_they_claim() -> None:
                     seen.add("orphan")
                 if already_shaped(message.content):
                     seen.add("already-shaped")
-        for entry in reference_shape(messages, opts.ledger, opts.collapse, opts.cap)[1]:
+        for entry in reference_of(messages, opts)[1]:
             seen.add(entry.action)
             if entry.tool_name is None:
                 seen.add("capped-unnamed")
@@ -498,5 +625,6 @@ def test_the_transcripts_cover_what_they_claim() -> None:
         "collapsed",
         "capped",
         "capped-unnamed",
+        "cleared",
         "removed",
     }

@@ -1,4 +1,5 @@
-"""The guarantees of docs/rules.md#guarantees, over random transcripts and options."""
+"""The guarantees of docs/rules.md#guarantees, over random transcripts and options (`clear` on
+in some of them: docs/rules.md#clear)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from app.core.current_request import current_request_index
 from app.core.defaults import DEFAULT_FRAME_DETECTION
 from app.core.ledger import STANDINGS, StandingRow
 from app.core.messages import Message, ToolCall
-from app.core.plan_types import Fit
+from app.core.plan_types import ClearOption, Fit
 from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
 from app.core.turns import segment_turns
 from app.core.window import (
@@ -172,6 +173,8 @@ def cases(draw: st.DrawFn, prior: bool = True) -> Case:
         paused=paused,
         iteration=draw(st.integers(1, 12)),
         prior_records=prior_records,
+        # The guarantees hold with old results cleared too (docs/rules.md#clear).
+        clear=draw(st.sampled_from([None, None, ClearOption(), ClearOption(keep_last=0, step=1)])),
     )
     return Case(messages, options)
 

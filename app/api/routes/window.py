@@ -124,7 +124,8 @@ def planned_answer(
 ) -> Response:
     """Plan the read request, place and write its window, and serialize the answer."""
     dialect, callers, messages = request.dialect, request.callers, request.messages
-    result = plan_window(messages, request.options, survey_of)
+    carries_parts = dialect.result_parts_predicate(callers)  # type: ignore[arg-type]
+    result = plan_window(messages, request.options, survey_of, carries_parts)
     refuse_unwritable_counts(result)
     result = dialect.place_window(callers, messages, result)  # type: ignore[arg-type]
     has_non_text_part = dialect.non_text_part_predicate(callers)  # type: ignore[arg-type]
@@ -208,6 +209,10 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
         (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
         for shaped in result.shaped_results
     )
+    counters = {
+        "capped": metrics.cap_truncations,
+        "collapsed": metrics.collapsed_results,
+        "cleared": metrics.cleared_results,
+    }
     for (action, tool), count in by_action.items():
-        counter = metrics.cap_truncations if action == "capped" else metrics.collapsed_results
-        metrics.child(counter, tool).inc(count)
+        metrics.child(counters[action], tool).inc(count)

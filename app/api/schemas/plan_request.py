@@ -186,6 +186,33 @@ class PlanCap(BaseModel):
     )
 
 
+class PlanClear(BaseModel):
+    """The plan's `clear` (docs/rules.md#clear): results the model has read, older than the newest
+    `keep_last`, are sent as a short placeholder, the boundary moving by `step` read results at a
+    time so the window's prefix stays the same between moves (a provider prompt cache keeps
+    hitting). `{}` is all defaults."""
+
+    model_config = STRICT
+    keep_last: NonNegativeWhole = Field(
+        defaults.DEFAULT_CLEAR_KEEP_LAST,
+        description="The newest read results never cleared (the boundary's distance from them).",
+    )
+    step: PositiveWhole = Field(
+        defaults.DEFAULT_CLEAR_STEP,
+        description="The boundary moves every `step` read results (1: with every result).",
+    )
+    exclude_tools: list[StrictStr] = Field(
+        list(defaults.DEFAULT_CLEAR_EXCLUDE_TOOLS),
+        description="Tool names whose results are never cleared.",
+    )
+    trigger_tokens: PositiveWhole | None = Field(
+        defaults.DEFAULT_CLEAR_TRIGGER_TOKENS,
+        description="Clear only when the total before clearing (system prompt, transcript and "
+        "`fit`'s reserve, in tokens) is over this. null: under `fit` when that total is over "
+        "`max_tokens`, under any other strategy always.",
+    )
+
+
 # An element name that makes a framework frame (docs/rules.md#framework-frames); the pattern is
 # `app.core.frames.valid_frame_tag`'s, anchored at both ends.
 FrameTag = Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]*$")]
@@ -256,6 +283,14 @@ class PlanRequest(BaseModel):
         None,
         description="Replace every result whose text is over its ceiling by the cap's marker "
         "(the same as `POST /v1/tool-results/cap`). Off when absent or null.",
+    )
+    clear: PlanClear | None = Field(
+        None,
+        description="Send results the model has already read, older than the newest few, as a "
+        "short placeholder, the boundary moving forward in steps (observation masking). Each "
+        "tool's latest result, excluded tools, ledger `fact` and `open` results and results not "
+        "yet read stay whole. Under `fit`, clearing comes first and removal takes only what it "
+        "could not free. Off when absent or null; `{}` is every default.",
     )
     include_turns: StrictBool = Field(
         defaults.DEFAULT_INCLUDE_TURNS,

@@ -84,8 +84,8 @@ class StatsOut(BaseModel):
     chars_before: int = Field(description="Characters of the transcript as sent.")
     chars_shaped: int | None = Field(
         None,
-        description="With `collapse` or `cap` only: characters of the shaped transcript, before "
-        "removal.",
+        description="With `collapse`, `cap` or `clear` only: characters of the shaped transcript, "
+        "before removal.",
     )
     chars_after: int
     removed_message_count: int
@@ -100,8 +100,8 @@ class StatsOut(BaseModel):
     )
     tokens_shaped: int | None = Field(
         None,
-        description="With a tokenizer and `collapse` or `cap`: the shaped transcript, before "
-        "removal.",
+        description="With a tokenizer and `collapse`, `cap` or `clear`: the shaped transcript, "
+        "before removal.",
     )
     tokens_after: int | None = Field(
         None, description="With a tokenizer only: the window, notice included."
@@ -192,8 +192,8 @@ class PlanResponse(BaseModel):
     dropped_standings: list[DroppedStandingOut] | None
     shaped: list[ShapedOut] | None = Field(
         None,
-        description="With `collapse` or `cap` only: every result whose text the window replaces "
-        "(a ticket or a cap marker), in transcript order.",
+        description="With `collapse`, `cap` or `clear` only: every result whose text the window "
+        "replaces (a ticket, a clear placeholder or a cap marker), in transcript order.",
     )
     diagnostics: list[DiagnosticOut] = Field(
         description="What in the transcript as sent a provider would refuse, or looks like a "

@@ -161,6 +161,30 @@ describe('the Vercel AI SDK example', () => {
     assert.ok(kept.content[0]!.output.value.length > 200);
   });
 
+  it('gives the model a cleared result as the run\'s tool result with the placeholder', async () => {
+    const run = await runAgent(planner.url, {
+      strategy: { kind: 'sliding-window', keep_recent_turns: 5 },
+      clear: { keep_last: 0, step: 1 },
+    });
+    assert.equal(run.text, FINAL_ANSWER);
+    const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
+    prompts.forEach((prompt, step) => {
+      const { plan } = run.planned[step]!;
+      assert.deepEqual(seenInPrompt(prompt).slice(1), seenInWindow(plan.window ?? []));
+    });
+    // Step 0: rack-a's dump, read by the model before its last message, went as the placeholder.
+    const shaped = run.planned[0]!.plan.shaped?.filter((item) => item.window_index !== null);
+    assert.deepEqual(
+      shaped?.map((item) => [item.tool_call_id, item.action]),
+      [['c1', 'cleared']],
+    );
+    const results = seenInPrompt(prompts[0]!).flatMap((seen) => seen.results);
+    assert.ok(results[0]!.text.startsWith('{"cleared":true,"tool_call_id":"c1"'));
+    // The SDK's history still holds the dump as the tool returned it.
+    const kept = HISTORY[2] as { content: Array<{ output: { value: string } }> };
+    assert.ok(kept.content[0]!.output.value.length > 200);
+  });
+
   it('runs as a program', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -914,6 +914,41 @@ export type PlanCap = {
 };
 
 /**
+ * PlanClear
+ *
+ * The plan's `clear` (docs/rules.md#clear): results the model has read, older than the newest
+ * `keep_last`, are sent as a short placeholder, the boundary moving by `step` read results at a
+ * time so the window's prefix stays the same between moves (a provider prompt cache keeps
+ * hitting). `{}` is all defaults.
+ */
+export type PlanClear = {
+    /**
+     * Keep Last
+     *
+     * The newest read results never cleared (the boundary's distance from them).
+     */
+    keep_last?: number;
+    /**
+     * Step
+     *
+     * The boundary moves every `step` read results (1: with every result).
+     */
+    step?: number;
+    /**
+     * Exclude Tools
+     *
+     * Tool names whose results are never cleared.
+     */
+    exclude_tools?: Array<string>;
+    /**
+     * Trigger Tokens
+     *
+     * Clear only when the total before clearing (system prompt, transcript and `fit`'s reserve, in tokens) is over this. null: under `fit` when that total is over `max_tokens`, under any other strategy always.
+     */
+    trigger_tokens?: number | null;
+};
+
+/**
  * PlanRequest
  *
  * What to plan: the transcript, the strategy and the pin options.
@@ -1035,6 +1070,10 @@ export type PlanRequest = unknown & {
      */
     cap?: PlanCap | null;
     /**
+     * Send results the model has already read, older than the newest few, as a short placeholder, the boundary moving forward in steps (observation masking). Each tool's latest result, excluded tools, ledger `fact` and `open` results and results not yet read stay whole. Under `fit`, clearing comes first and removal takes only what it could not free. Off when absent or null; `{}` is every default.
+     */
+    clear?: PlanClear | null;
+    /**
      * Include Turns
      *
      * false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the transcript, while `evicted_messages`, the pins and the refusals say what an agent needs.
@@ -1115,7 +1154,7 @@ export type PlanResponse = {
     /**
      * Shaped
      *
-     * With `collapse` or `cap` only: every result whose text the window replaces (a ticket or a cap marker), in transcript order.
+     * With `collapse`, `cap` or `clear` only: every result whose text the window replaces (a ticket, a clear placeholder or a cap marker), in transcript order.
      */
     shaped?: Array<ShapedOut> | null;
     /**
@@ -1325,7 +1364,7 @@ export type ShapedOut = {
     /**
      * Action
      */
-    action: 'collapsed' | 'capped';
+    action: 'collapsed' | 'cleared' | 'capped';
     /**
      * Chars Before
      */
@@ -1403,7 +1442,7 @@ export type StatsOut = {
     /**
      * Chars Shaped
      *
-     * With `collapse` or `cap` only: characters of the shaped transcript, before removal.
+     * With `collapse`, `cap` or `clear` only: characters of the shaped transcript, before removal.
      */
     chars_shaped?: number | null;
     /**
@@ -1435,7 +1474,7 @@ export type StatsOut = {
     /**
      * Tokens Shaped
      *
-     * With a tokenizer and `collapse` or `cap`: the shaped transcript, before removal.
+     * With a tokenizer and `collapse`, `cap` or `clear`: the shaped transcript, before removal.
      */
     tokens_shaped?: number | null;
     /**

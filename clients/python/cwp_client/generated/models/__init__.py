@@ -56,6 +56,7 @@ from .paused import Paused
 from .pins_out import PinsOut
 from .plan_cap import PlanCap
 from .plan_cap_max_chars_by_tool_type_0 import PlanCapMaxCharsByToolType0
+from .plan_clear import PlanClear
 from .plan_request import PlanRequest
 from .plan_request_collapse_type_0 import PlanRequestCollapseType0
 from .plan_request_format import PlanRequestFormat
@@ -150,6 +151,7 @@ __all__ = (
     "PinsOut",
     "PlanCap",
     "PlanCapMaxCharsByToolType0",
+    "PlanClear",
     "PlanRequest",
     "PlanRequestCollapseType0",
     "PlanRequestFormat",

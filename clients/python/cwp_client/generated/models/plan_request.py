@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..models.fit_strategy import FitStrategy
     from ..models.paused import Paused
     from ..models.plan_cap import PlanCap
+    from ..models.plan_clear import PlanClear
     from ..models.plan_request_ledger_type_0_item_type_0 import (
         PlanRequestLedgerType0ItemType0,
     )
@@ -73,6 +74,10 @@ class PlanRequest:
             null.
         cap (None | PlanCap | Unset): Replace every result whose text is over its ceiling by the cap's marker (the same
             as `POST /v1/tool-results/cap`). Off when absent or null.
+        clear (None | PlanClear | Unset): Send results the model has already read, older than the newest few, as a short
+            placeholder, the boundary moving forward in steps (observation masking). Each tool's latest result, excluded
+            tools, ledger `fact` and `open` results and results not yet read stay whole. Under `fit`, clearing comes first
+            and removal takes only what it could not free. Off when absent or null; `{}` is every default.
         include_turns (bool | Unset): false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the
             transcript, while `evicted_messages`, the pins and the refusals say what an agent needs. Default: True.
         tokenizer (None | PlanRequestTokenizerType0 | Unset): Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5,
@@ -108,6 +113,7 @@ class PlanRequest:
     include_window: bool | Unset = True
     collapse: None | PlanRequestCollapseType0 | Unset = UNSET
     cap: None | PlanCap | Unset = UNSET
+    clear: None | PlanClear | Unset = UNSET
     include_turns: bool | Unset = True
     tokenizer: None | PlanRequestTokenizerType0 | Unset = UNSET
     calibration: Calibration | None | Unset = UNSET
@@ -117,6 +123,7 @@ class PlanRequest:
         from ..models.fit_strategy import FitStrategy  # noqa: PLC0415
         from ..models.paused import Paused  # noqa: PLC0415
         from ..models.plan_cap import PlanCap  # noqa: PLC0415
+        from ..models.plan_clear import PlanClear  # noqa: PLC0415
         from ..models.plan_request_ledger_type_0_item_type_0 import (
             PlanRequestLedgerType0ItemType0,  # noqa: PLC0415
         )
@@ -248,6 +255,14 @@ class PlanRequest:
         else:
             cap = self.cap
 
+        clear: dict[str, Any] | None | Unset
+        if isinstance(self.clear, Unset):
+            clear = UNSET
+        elif isinstance(self.clear, PlanClear):
+            clear = self.clear.to_dict()
+        else:
+            clear = self.clear
+
         include_turns = self.include_turns
 
         tokenizer: None | str | Unset
@@ -303,6 +318,8 @@ class PlanRequest:
             field_dict["collapse"] = collapse
         if cap is not UNSET:
             field_dict["cap"] = cap
+        if clear is not UNSET:
+            field_dict["clear"] = clear
         if include_turns is not UNSET:
             field_dict["include_turns"] = include_turns
         if tokenizer is not UNSET:
@@ -318,6 +335,7 @@ class PlanRequest:
         from ..models.fit_strategy import FitStrategy  # noqa: PLC0415
         from ..models.paused import Paused  # noqa: PLC0415
         from ..models.plan_cap import PlanCap  # noqa: PLC0415
+        from ..models.plan_clear import PlanClear  # noqa: PLC0415
         from ..models.plan_request_ledger_type_0_item_type_0 import (
             PlanRequestLedgerType0ItemType0,  # noqa: PLC0415
         )
@@ -615,6 +633,23 @@ class PlanRequest:
 
         cap = _parse_cap(d.pop("cap", UNSET))
 
+        def _parse_clear(data: object) -> None | PlanClear | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                clear_type_0 = PlanClear.from_dict(data)
+
+                return clear_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanClear | Unset, data)
+
+        clear = _parse_clear(d.pop("clear", UNSET))
+
         include_turns = d.pop("include_turns", UNSET)
 
         def _parse_tokenizer(data: object) -> None | PlanRequestTokenizerType0 | Unset:
@@ -668,6 +703,7 @@ class PlanRequest:
             include_window=include_window,
             collapse=collapse,
             cap=cap,
+            clear=clear,
             include_turns=include_turns,
             tokenizer=tokenizer,
             calibration=calibration,

@@ -50,8 +50,8 @@ class PlanResponse:
         kept (list[int] | None | Unset): Left out when `include_turns` is false.
         evicted (list[int] | None | Unset): Left out when `include_turns` is false.
         budget (BudgetOut | None | Unset): Under the `fit` strategy only.
-        shaped (list[ShapedOut] | None | Unset): With `collapse` or `cap` only: every result whose text the window
-            replaces (a ticket or a cap marker), in transcript order.
+        shaped (list[ShapedOut] | None | Unset): With `collapse`, `cap` or `clear` only: every result whose text the
+            window replaces (a ticket, a clear placeholder or a cap marker), in transcript order.
         window (list[Any] | None | Unset): The new window in the caller's format (left out when not asked for).
     """
 

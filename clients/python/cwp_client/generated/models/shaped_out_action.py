@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class ShapedOutAction(StrEnum):
     CAPPED = "capped"
+    CLEARED = "cleared"
     COLLAPSED = "collapsed"
 
     def __str__(self) -> str:

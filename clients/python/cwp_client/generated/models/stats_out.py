@@ -22,14 +22,14 @@ class StatsOut:
         chars_before (int): Characters of the transcript as sent.
         chars_after (int):
         removed_message_count (int):
-        chars_shaped (int | None | Unset): With `collapse` or `cap` only: characters of the shaped transcript, before
-            removal.
+        chars_shaped (int | None | Unset): With `collapse`, `cap` or `clear` only: characters of the shaped transcript,
+            before removal.
         system_chars (int | None | Unset): Formats with a top-level system prompt only (anthropic, responses, gemini,
             bedrock): its characters.
         tokenizer (None | str | Unset): With a tokenizer only: its name.
         tokens_before (int | None | Unset): With a tokenizer only: the transcript as sent.
-        tokens_shaped (int | None | Unset): With a tokenizer and `collapse` or `cap`: the shaped transcript, before
-            removal.
+        tokens_shaped (int | None | Unset): With a tokenizer and `collapse`, `cap` or `clear`: the shaped transcript,
+            before removal.
         tokens_after (int | None | Unset): With a tokenizer only: the window, notice included.
         tokens_counted (int | None | Unset): With a tokenizer only: `system_tokens` + the window, unscaled; what
             `calibration.counted` takes back.
