@@ -265,3 +265,13 @@ def test_h11_may_answer_before_the_request_head_ends():
     connection.receive_data(b"GET / HT")
     assert connection.next_event() is h11.NEED_DATA
     assert connection.send(h11.Response(status_code=408, headers=[("content-length", "0")]))
+
+
+async def test_two_whole_pipelined_requests_are_both_answered():
+    served = Served(read_timeout=1.0)
+    protocol, transport = served.connect()
+    protocol.data_received(request() + b"GET /healthz HTTP/1.1\r\nHost: planner\r\n\r\n")
+    await settle(transport, until=b'"ok"')
+    assert transport.written.count(b"HTTP/1.1 200") == 2
+    assert protocol.read_deadline is None  # both read whole: no clock left running
+    protocol.connection_lost(None)
