@@ -3,10 +3,12 @@
 The HTTP parser is h11, chosen for its bound on a request's head (`CWP_MAX_HEADER_BYTES`): the
 httptools parser keeps appending an unfinished request line or header block without limit (and
 re-copies the whole line on every packet), so one client could grow the process's memory and stall
-the event loop. What uvicorn cannot set is a read timeout: a client that trickles its headers or
-its body holds one connection for as long as it likes. It does not stall other clients (the event
-loop only waits on it), but it counts toward `CWP_LIMIT_CONCURRENCY`; `docs/reliability.md` says
-how to bound that exposure.
+the event loop. What uvicorn cannot set is a read timeout, and its concurrency limit answers in
+plain text: the protocol is uvicorn's h11 one extended (`app.api.connections`) with a read deadline
+(`CWP_READ_TIMEOUT_SECONDS`), so a client that trickles its head or its body holds its connection
+no longer than that, and with the connection ceiling (`CWP_LIMIT_CONCURRENCY`) answered as a
+problem; uvicorn's own limit is left off, or it would answer first
+(`docs/decisions/0032-slow-clients.md`).
 
 The event loop is asyncio's own, and uvicorn is installed without its `standard` extra: the server
 uses none of what that extra brings (httptools, websockets, file watching for reloads), and uvloop
@@ -28,6 +30,7 @@ import sys
 import uvicorn
 
 from app.api.collector import apply_server_gc_policy
+from app.api.connections import deadline_protocol
 from app.logs import configure_logging
 from app.settings import SettingsError, load_settings
 from app.tokenizers import TokenizerUnavailable, check_installed
@@ -71,11 +74,11 @@ def main(app_path: str = SERVED_APP, *, factory: bool = True) -> None:
         workers=1,
         log_config=None,
         access_log=False,
-        http="h11",
+        http=deadline_protocol(settings.read_timeout_seconds, settings.limit_concurrency),
         loop="asyncio",
         ws="none",  # no WebSocket routes: the websockets library is not even imported
         h11_max_incomplete_event_size=settings.max_header_bytes,
-        limit_concurrency=settings.limit_concurrency,
+        limit_concurrency=None,  # the protocol's ceiling answers instead, in problem+json
         # uvicorn annotates both as int but uses them as seconds for `loop.call_later` and
         # `asyncio.wait_for`, which take fractions too; the settings accept `0.5`.
         timeout_keep_alive=settings.keep_alive_seconds,  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.api.collector import freeze_start_up_objects
+from app.api.connections import CONNECTION_EVENTS, ConnectionEvents
 from app.api.metrics import create_metrics
 from app.api.middleware import ServiceMiddleware
 from app.api.openapi_doc import build_openapi, register_schema
@@ -61,12 +62,14 @@ def create_app(settings: Settings | None = None, *, server: bool = False) -> Fas
     lifecycle = Lifecycle()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         lifecycle.install(settings.shutdown_drain_seconds)
         if server:
             freeze_start_up_objects()
         try:
-            yield
+            # The lifespan state reaches the server's protocol: what it alone sees (a request head
+            # that never ended) is counted in this app's metrics.
+            yield {CONNECTION_EVENTS: ConnectionEvents(app.state.metrics)}
         finally:
             lifecycle.shutting_down = True
             lifecycle.restore()
@@ -86,7 +89,10 @@ def create_app(settings: Settings | None = None, *, server: bool = False) -> Fas
 
     install_problem_handlers(app)
     app.add_middleware(
-        ServiceMiddleware, metrics=app.state.metrics, max_body_bytes=settings.max_body_bytes
+        ServiceMiddleware,
+        metrics=app.state.metrics,
+        max_body_bytes=settings.max_body_bytes,
+        read_timeout_seconds=settings.read_timeout_seconds,
     )
     app.include_router(window.router)
     app.include_router(cap.router)

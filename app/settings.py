@@ -63,8 +63,20 @@ class Settings(BaseSettings):
     graceful_shutdown_seconds: float = Field(
         20.0, gt=0, description="How long in-flight requests may run after shutdown starts."
     )
+    read_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="Longest time a request's head and body may take to arrive, from its first "
+        "byte; past it the request is answered 408 (or, when its head never ended, the connection "
+        "is closed after a 408). At the default, a body at the 32 MiB limit must come at 3.2 MiB/s "
+        "or faster: raise it for large bodies on slow links.",
+    )
     limit_concurrency: int = Field(
-        256, ge=1, description="Connections served at once; past it uvicorn answers 503."
+        256,
+        ge=1,
+        description="Connections served at once (requests in progress count too); past it a "
+        "request is answered 503 problem+json with Retry-After, except /healthz, /readyz and "
+        "/metrics.",
     )
     keep_alive_seconds: float = Field(5.0, gt=0, description="Idle keep-alive connection timeout.")
     max_header_bytes: int = Field(

@@ -97,6 +97,30 @@ def native_transcript(rng: random.Random, turns: int) -> list[dict[str, Any]]:
             )
         if rng.random() < 0.1:
             messages.append({"role": "user", "content": words(rng, 6)})
+        elif rng.random() < 0.05:  # a framework frame, or a listed one only with `frame_tags`
+            frame = rng.choice(("system-reminder", "lab-note"))
+            messages.append({"role": "user", "content": f"<{frame}>{words(rng, 4)}</{frame}>"})
+    return messages
+
+
+def compacted(rng: random.Random, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Anthropic run with a `compaction` block (the provider's summary) in an assistant message
+    part way through, and sometimes a failed one (no summary) after it."""
+    assistants = [
+        index
+        for index, message in enumerate(messages)
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+    ]
+    if not assistants:
+        return messages
+    chosen = sorted(rng.sample(assistants, min(len(assistants), rng.randint(1, 2))))
+    for order, index in enumerate(chosen):
+        summary: str | None = (
+            words(rng, 12) if order == 0 else rng.choice((None, "", words(rng, 6)))
+        )
+        message = messages[index]
+        block = {"type": "compaction", "content": summary}
+        messages[index] = {**message, "content": [block, *message["content"]]}
     return messages
 
 
@@ -108,6 +132,8 @@ def transcript_fields(rng: random.Random, turns: int) -> dict[str, Any]:
     if wire == "openai":
         return {"messages": to_openai(native), "format": rng.choice(("openai", "auto"))}
     system, messages = to_anthropic(native)
+    if rng.random() < 0.3:
+        messages = compacted(rng, messages)
     return {"messages": messages, "format": rng.choice(("anthropic", "auto")), "system": system}
 
 
@@ -146,6 +172,10 @@ def plan_body(rng: random.Random) -> dict[str, Any]:
         body["ledger"] = ledger_rows(rng, body["messages"])
     body["iteration"] = rng.randint(1, 20)
     body["include_window"] = rng.random() < 0.8
+    if rng.random() < 0.3:
+        body["detect_frames"] = rng.choice((True, False, None))
+    if rng.random() < 0.3:
+        body["frame_tags"] = rng.choice((["lab-note"], [], None))
     return body
 
 

@@ -54,7 +54,18 @@ SEEDS: tuple[bytes, ...] = (
     b'"used":[{"tool_name":"p","argument":"w"}]}',
     b'{"kept":[{"turn":3,"tool_name":"p","argument":"w","value":true}],"turn":3,'
     b'"tool_name":"p","argument":"w"}',
+    # An Anthropic run compacted mid-way (a summary, then a failed compaction), framework frames,
+    # and the frame options.
+    b'{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":'
+    b'"compaction","content":"Racks a and c measured."},{"type":"tool_use","id":"b","name":"t",'
+    b'"input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":'
+    b'"41C"},{"type":"text","text":"<system-reminder>x</system-reminder>"}]},{"role":"assistant",'
+    b'"content":[{"type":"compaction","content":null},{"type":"text","text":"b"}]},{"role":"user",'
+    b'"content":"<lab-note>shift</lab-note>"}],"format":"anthropic","detect_frames":true,'
+    b'"frame_tags":["lab-note"],"strategy":{"kind":"sliding-window","keep_recent_turns":1}}',
 )
+# The endpoint of each seed (its index in PATHS): the first byte of an input picks the endpoint.
+SEED_ROUTES: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 0)
 
 
 class Target:
@@ -89,8 +100,8 @@ def libfuzzer_arguments(argv: list[str]) -> list[str]:
     arguments = list(argv)
     if not any(not arg.startswith("-") for arg in arguments[1:]):
         corpus = Path(tempfile.mkdtemp(prefix="cwp-fuzz-"))
-        for index, seed in enumerate(SEEDS):
-            (corpus / f"seed-{index}").write_bytes(bytes([index]) + seed)
+        for index, (route, seed) in enumerate(zip(SEED_ROUTES, SEEDS, strict=True)):
+            (corpus / f"seed-{index}").write_bytes(bytes([route]) + seed)
         arguments.append(str(corpus))
         if not any(arg.startswith("-artifact_prefix=") for arg in arguments):
             arguments.append(f"-artifact_prefix={corpus}/")

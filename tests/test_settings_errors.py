@@ -48,6 +48,8 @@ def start(**variables: str) -> subprocess.CompletedProcess[str]:
             ["CWP_PORT='99999'", "CWP_REQUEST_DEADLINE_SECONDS='soon'"],
             "a number greater than 0",
         ),
+        ({"CWP_READ_TIMEOUT_SECONDS": "0"}, ["CWP_READ_TIMEOUT_SECONDS='0'"], "greater than 0"),
+        ({"CWP_READ_TIMEOUT_SECONDS": "abc"}, ["CWP_READ_TIMEOUT_SECONDS='abc'"], "a number"),
     ],
 )
 def test_a_bad_variable_is_one_line_naming_it_and_exit_status_2(variables, named, expected):
@@ -93,6 +95,9 @@ def test_every_setting_is_named_by_its_variable(monkeypatch: pytest.MonkeyPatch,
         ("CWP_MAX_HEADER_BYTES", "10", "an integer of at least 1024"),
         ("CWP_SHUTDOWN_DRAIN_SECONDS", "-0.5", "a number of at least 0"),
         ("CWP_KEEP_ALIVE_SECONDS", "0", "a number greater than 0"),
+        ("CWP_READ_TIMEOUT_SECONDS", "0", "a number greater than 0"),
+        ("CWP_READ_TIMEOUT_SECONDS", "-1", "a number greater than 0"),
+        ("CWP_LIMIT_CONCURRENCY", "0", "an integer of at least 1"),
         ("CWP_LOG_FORMAT", "xml", "one of json, text"),
     ],
 )

@@ -1,17 +1,26 @@
-"""The request envelope: request id, body-size limit, access log and request metrics.
+"""The request envelope: request id, body-size limit, read deadline, connection ceiling, access log
+and request metrics.
 
 Written as plain ASGI so it sees every request, including those refused before routing, and so the
 body limit can count bytes as they stream in: a body over the limit (declared or chunked) is
 answered 413 without ever being held whole in memory, and the connection is closed with the answer,
 so the rest of the body is not read either.
 
-A body refused from its declared length is answered before the app routes it (the app is not run:
-an endpoint would size its buffer from that length), so the middleware finds the route itself, by
-the router's own matching, and counts the refusal under the route as it counts a chunked one.
+The body must also be in by the request's read deadline (`CWP_READ_TIMEOUT_SECONDS` from its first
+byte, which the server's protocol, `app.api.connections`, stamps in the scope; from the moment the
+app sees the request when served otherwise): each wait for more of it is bounded by what is left,
+and a body unfinished at the deadline is answered 408 and its connection closed. A request the
+protocol marks as past the connection ceiling is answered 503 with `Retry-After` and not run.
+
+A body refused from its declared length, and a request past the ceiling, are answered before the
+app routes them (the app is not run: an endpoint would size its buffer from that length), so the
+middleware finds the route itself, by the router's own matching, and counts the refusal under the
+route as it counts a chunked one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -31,6 +40,14 @@ request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
 access_log = logging.getLogger("app.access")
 error_log = logging.getLogger("app.errors")
 
+# Keys of a request's scope["extensions"], set by the server's protocol (`app.api.connections`).
+READ_DEADLINE = "cwp.read_deadline"  # {"deadline": loop time by which the body must be in}
+OVER_CAPACITY = "cwp.over_capacity"  # present when the request came past the connection ceiling
+
+# What a client refused at the ceiling is told to wait: slots come free as requests end, and slow
+# clients' within the read deadline.
+CEILING_RETRY_AFTER_SECONDS = 1
+
 # A caller's id is echoed only when it is short and printable, so it cannot forge log lines.
 _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 
@@ -44,13 +61,39 @@ class BodyTooLarge(ProblemError):
         )
 
 
+class ReadTimeout(ProblemError):
+    def __init__(self, seconds: float) -> None:
+        detail, errors = read_timeout_problem(seconds, "body")
+        super().__init__(408, detail, errors, kind="read-timeout")
+
+
+def read_timeout_problem(seconds: float, where: str) -> tuple[str, list[FieldError]]:
+    """The detail and field error of a 408: `where` is `head` or `body`."""
+    return (
+        f"The request {where} did not arrive within the {seconds:g} s read deadline.",
+        [FieldError((where,), f"not received within {seconds:g} s", "read_timeout")],
+    )
+
+
+def over_capacity() -> ProblemError:
+    return ProblemError(
+        503,
+        "The service is serving as many connections as it is configured for; retry shortly.",
+        kind="over-capacity",
+        headers={"Retry-After": str(CEILING_RETRY_AFTER_SECONDS)},
+    )
+
+
 class ServiceMiddleware:
     """Wraps every HTTP request of the app."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, metrics: Metrics, max_body_bytes: int, read_timeout_seconds: float
+    ) -> None:
         self.app = app
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
+        self.read_timeout_seconds = read_timeout_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,15 +109,36 @@ class ServiceMiddleware:
         bytes_out = 0
         over_limit = False
         limit = self.max_body_bytes
+        extensions = scope.get("extensions") or {}
+        stamped = extensions.get(READ_DEADLINE)
+        read_timeout = self.read_timeout_seconds
+        deadline: float | None = (
+            stamped["deadline"]
+            if stamped and stamped.get("deadline") is not None
+            else asyncio.get_running_loop().time() + read_timeout
+        )
 
         async def counting_receive() -> Message:
-            nonlocal bytes_in, over_limit
-            message = await receive()
+            nonlocal bytes_in, over_limit, deadline
+            if deadline is None:  # the body is in: what is awaited now is a disconnect
+                message = await receive()
+            else:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        message = await receive()
+                except TimeoutError:
+                    over_limit = True  # the rest of the body is not to be read either
+                    error_log.warning(
+                        "request body not received within the %g s read deadline", read_timeout
+                    )
+                    raise ReadTimeout(read_timeout) from None
             if message["type"] == "http.request":
                 bytes_in += len(message.get("body", b""))
                 if bytes_in > limit:
                     over_limit = True
                     raise BodyTooLarge(limit)
+                if not message.get("more_body", False):
+                    deadline = None
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -95,7 +159,10 @@ class ServiceMiddleware:
 
         try:
             declared = _content_length(scope)
-            if declared is not None and declared > limit:
+            if OVER_CAPACITY in extensions:
+                _select_route(scope)
+                await _send_problem(tracking_send, over_capacity(), request_id)
+            elif declared is not None and declared > limit:
                 _select_route(scope)
                 error = BodyTooLarge(limit)
                 await _send_problem(tracking_send, error, request_id)
@@ -183,7 +250,7 @@ def _route_template(scope: Scope) -> str:
 
 
 async def _send_problem(send: Send, error: ProblemError, request_id: str) -> None:
-    body = problem_body(error.status, error.detail, request_id, error.errors)
+    body = problem_body(error.status, error.detail, request_id, error.errors, error.kind)
     await send(
         {
             "type": "http.response.start",
@@ -192,6 +259,7 @@ async def _send_problem(send: Send, error: ProblemError, request_id: str) -> Non
                 (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                 (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
+                *((name.lower().encode(), value.encode()) for name, value in error.headers.items()),
             ],
         }
     )

@@ -1,13 +1,15 @@
 """Fuzzing every body endpoint: broken input gets a 4xx problem, the app keeps serving, memory stays
 bounded.
 
-Each property starts from a valid body of the endpoint (checked to answer 200) and breaks it one
-way: cut short, nested 10,000 levels deep, a multi-megabyte string where none belongs, a wrong JSON
-type at a typed field, invalid UTF-8 or a lone surrogate escape inside a string. The requests go
-through the whole ASGI app (middleware, body reader, deadline worker, route) in process. After each
-property the app must still answer `/healthz` and a valid request with the right body; a last test
-replays the heaviest inputs under tracemalloc and checks that nothing is retained between requests
-and the peak does not grow with the number of requests.
+Each property starts from a valid body of the endpoint (checked to answer 200; the plan has three:
+a sliding window, a `fit`, and an Anthropic run with `compaction` blocks, framework frames,
+`detect_frames` and `frame_tags`) and breaks it one way: cut short, nested 10,000 levels deep, a
+multi-megabyte string where none belongs, a wrong JSON type at a typed field, invalid UTF-8 or a
+lone surrogate escape inside a string. The requests go through the whole ASGI app (middleware,
+body reader, deadline worker, route) in process. After each property the app must still answer
+`/healthz` and a valid request with the right body; a last test replays the heaviest inputs under
+tracemalloc and checks that nothing is retained between requests and the peak does not grow with
+the number of requests.
 
 The atheris harness in `fuzz/` drives the same endpoints with coverage guidance for longer runs.
 """
@@ -60,6 +62,39 @@ PLAN_FIT = {
     "strategy": {"kind": "fit", "max_tokens": 20, "target_tokens": 15, "reserve_tokens": 2},
     "tokenizer": "o200k_base",
     "calibration": {"counted": 30, "measured": {"prompt_tokens": 33, "completion_tokens": 4}},
+}
+# An Anthropic run compacted mid-way (a `compaction` block holding the provider's summary, and a
+# failed one), framework frames after it, and the frame options.
+PLAN_FRAMES = {
+    "messages": [
+        {"role": "user", "content": "Audit every rack."},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "compaction", "content": "Racks a and c were measured."},
+                {"type": "tool_use", "id": "b", "name": "look", "input": {"rack": "b"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "b", "content": "rack b: 41C"},
+                {"type": "text", "text": "<system-reminder>Todo list empty.</system-reminder>"},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "compaction", "content": None},
+                {"type": "text", "text": "Rack b is the hottest."},
+            ],
+        },
+        {"role": "user", "content": "<lab-note>shift change</lab-note>"},
+    ],
+    "format": "anthropic",
+    "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+    "detect_frames": True,
+    "frame_tags": ["lab-note"],
 }
 CAP = {
     "max_chars": 20,
@@ -133,6 +168,18 @@ ENDPOINTS: dict[str, tuple[str, dict[str, Any], dict[Path, set[str]]]] = {
             ("calibration", "measured", "completion_tokens"): {"int", "null"},
         },
     ),
+    "plan-frames": (
+        "/v1/window/plan",
+        PLAN_FRAMES,
+        {
+            ("detect_frames",): {"bool", "null"},
+            ("frame_tags",): {"list", "null"},
+            ("frame_tags", 0): {"str"},
+            ("messages", 1, "content"): {"str", "list"},
+            ("messages", 1, "content", 0): {"dict"},
+            ("messages", 1, "content", 0, "type"): {"str"},
+        },
+    ),
     "cap": (
         "/v1/tool-results/cap",
         CAP,
@@ -203,6 +250,7 @@ ENDPOINTS: dict[str, tuple[str, dict[str, Any], dict[Path, set[str]]]] = {
 TEXT_FIELDS: dict[str, Path] = {
     "plan": ("messages", 1, "content"),
     "plan-fit": ("messages", 1, "content"),
+    "plan-frames": ("messages", 1, "content", 0, "content"),
     "cap": ("results", 0, "result"),
     "offer": ("previous_batch", 0, "result"),
     "keep": ("answers", 0, "value"),
@@ -213,6 +261,7 @@ TEXT_FIELDS: dict[str, Path] = {
 FREE_FIELDS: dict[str, Path] = {
     "plan": ("messages", 1, "extra"),
     "plan-fit": ("messages", 1, "extra"),
+    "plan-frames": ("messages", 1, "content", 0, "extra"),
     "cap": ("results", 0, "result"),
     "offer": ("messages", 1, "extra"),
     "keep": ("kept",),

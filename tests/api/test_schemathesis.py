@@ -11,6 +11,9 @@ result answers a call; `auto` decides the format from every message), which no J
 There a valid request by the document may be refused, but only with a 422 whose every error names
 the transcript (`body.messages...`), or a `fit` target over its `max_tokens` (no JSON Schema
 compares two fields); a refusal naming any other field means the document is wrong.
+
+Since a generated transcript is rarely one the planner reads, the plan options are also generated
+over one fixed Anthropic run (compaction blocks, framework frames), under the same checks.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
@@ -94,3 +98,56 @@ def test_readiness_comes_back_when_the_app_starts_again():
     for _ in range(2):
         with TestClient(app) as client:
             assert client.get("/readyz").status_code == 200
+
+
+# ---- the plan options over a real transcript -------------------------------------------------
+
+# Generated transcripts are almost never valid (see the module docstring), so the generated plan
+# options rarely reach the planner. Here every generated plan request gets this Anthropic run
+# instead: compacted mid-way (a summary `compaction` block, then a failed one), with framework
+# frames after the summary, so `detect_frames`, `frame_tags` and every other option are exercised
+# on a transcript the planner reads.
+COMPACTED_RUN = [
+    {"role": "user", "content": "Audit every rack."},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "compaction", "content": "Racks a and c were measured."},
+            {"type": "tool_use", "id": "b", "name": "look", "input": {"rack": "b"}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "b", "content": "rack b: 41C"},
+            {"type": "text", "text": "<system-reminder>Todo list empty.</system-reminder>"},
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "compaction", "content": None},
+            {"type": "text", "text": "Rack b is the hottest."},
+        ],
+    },
+    {"role": "user", "content": "<lab-note>shift change</lab-note>"},
+]
+PLAN_OPERATION = schema["/v1/window/plan"]["POST"]
+
+
+@pytest.mark.slow
+@hypothesis.settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(hypothesis.HealthCheck),
+)
+@hypothesis.given(case=PLAN_OPERATION.as_strategy())
+def test_plan_options_over_a_compacted_anthropic_run_answer_as_documented(case):
+    if isinstance(case.body, dict):
+        case.body = {**case.body, "messages": COMPACTED_RUN, "format": "anthropic"}
+    case.call_and_validate(
+        excluded_checks=[positive_data_acceptance],
+        additional_checks=[transcript_acceptance],
+    )

@@ -29,7 +29,9 @@ async def test_readyz_ready_then_503_while_shutting_down(client):
 
 
 async def test_info_reports_limits_in_force_and_defaults():
-    settings = Settings(max_messages=500, max_body_bytes=4096)
+    settings = Settings(
+        max_messages=500, max_body_bytes=4096, read_timeout_seconds=2.5, limit_concurrency=40
+    )
     async with client_for(settings) as client:
         info = (await client.get("/v1/info")).json()
     assert info["name"] == "context-window-planner"
@@ -37,6 +39,8 @@ async def test_info_reports_limits_in_force_and_defaults():
     assert info["limits"]["max_body_bytes"] == 4096
     assert info["limits"]["max_json_depth"] == 64
     assert info["limits"]["request_deadline_seconds"] == 10.0
+    assert info["limits"]["read_timeout_seconds"] == 2.5
+    assert info["limits"]["limit_concurrency"] == 40
     assert info["defaults"]["window_plan"]["strategy"] == {
         "kind": "sliding-window",
         "keep_recent_turns": 6,

@@ -344,6 +344,27 @@ def test_the_settings_are_ones_the_service_reads_and_accepts(shape, monkeypatch)
     assert settings.port == DOCKERFILE.exposed_port
 
 
+# docs/decisions/0032-slow-clients.md: the slowest link a body at the limit must fit on, and what
+# a connection that sent 64 KiB of its body and stalled was measured to cost the process.
+SLOWEST_LINK_BYTES_PER_SECOND = 3.2 * 2**20
+STALLED_CONNECTION_BYTES = 154 * 2**10
+# What the limit must hold beside them: a loaded replica with both vocabularies and the two
+# largest bodies the default settings admit (the manifest's own sizing comment).
+LOADED_REPLICA_BYTES = 350 * 2**20
+
+
+def test_the_shared_deployment_bounds_slow_clients():
+    env = env_of(planner("shared"))
+    read_timeout = float(env["CWP_READ_TIMEOUT_SECONDS"])
+    ceiling = int(env["CWP_LIMIT_CONCURRENCY"])
+    max_body = int(env["CWP_MAX_BODY_BYTES"])
+    # A legitimate body at the limit still fits in the deadline on the slowest link assumed.
+    assert max_body / read_timeout <= SLOWEST_LINK_BYTES_PER_SECOND
+    # A ceiling full of stalled connections fits in the memory limit beside a loaded replica.
+    limit = quantity(planner("shared")["resources"]["limits"]["memory"])
+    assert LOADED_REPLICA_BYTES + ceiling * STALLED_CONNECTION_BYTES <= limit
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_grace_period_outlasts_the_drain_and_the_graceful_shutdown(shape):
     env = env_of(planner(shape))

@@ -177,7 +177,7 @@ def test_clients_trickling_their_headers_do_not_block_others(server):
                 assert answer.status_code == 200
                 assert client.get(url(server, "/readyz")).status_code == 200
         assert all(t.sent > 0 and t.failed is None for t in tricklers)
-        # No read timeout closed them: a trickler that finally ends its head is answered.
+        # Within the read deadline (10 s) a trickler that finally ends its head is answered.
         answer = tricklers[0].complete()
         assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
     finally:
@@ -189,20 +189,27 @@ def test_clients_trickling_their_headers_do_not_block_others(server):
 def test_past_the_concurrency_limit_new_requests_get_503_until_slow_clients_leave():
     limited = Server({"CWP_SHUTDOWN_DRAIN_SECONDS": "0", "CWP_LIMIT_CONCURRENCY": "4"})
     tricklers = [Trickler(limited.port, interval=0.05) for _ in range(4)]
+
+    def ping(client: httpx.Client) -> httpx.Response:
+        return client.get(url(limited, "/v1/info"))
+
     try:
         for trickler in tricklers:
             trickler.start()
         limited.wait_accepted(*(trickler.sock for trickler in tricklers))
         with httpx.Client(timeout=5) as client:
-            refused = client.get(url(limited, "/healthz"))
-            assert refused.status_code == 503  # uvicorn's own answer: the slots are all held
+            refused = ping(client)
+            assert refused.status_code == 503  # the slots are all held
+            assert refused.headers["content-type"] == "application/problem+json"
+            assert "retry-after" in refused.headers
+            assert client.get(url(limited, "/healthz")).status_code == 200  # probes never refused
             for trickler in tricklers:
                 trickler.close()
             wait_until(  # until the server has seen the connections close
-                lambda: client.get(url(limited, "/healthz")).status_code == 200,
+                lambda: ping(client).status_code == 200,
                 "a slot to come free",
             )
-            assert client.get(url(limited, "/healthz")).status_code == 200
+            assert ping(client).status_code == 200
     finally:
         for trickler in tricklers:
             trickler.close()

@@ -103,6 +103,8 @@ async def info(settings: SettingsDep) -> Response:
                 "max_json_depth": settings.max_json_depth,
                 "request_deadline_seconds": settings.request_deadline_seconds,
                 "max_header_bytes": settings.max_header_bytes,
+                "read_timeout_seconds": settings.read_timeout_seconds,
+                "limit_concurrency": settings.limit_concurrency,
                 "inline_body_bytes": settings.inline_body_bytes,
                 "large_body_bytes": settings.large_body_bytes,
                 "large_body_slots": settings.large_body_slots,

@@ -1,0 +1,232 @@
+"""The connection layer: uvicorn's h11 protocol with a read deadline and a ceiling that answers
+in problem+json.
+
+It decides two things uvicorn leaves open (`docs/decisions/0032-slow-clients.md`):
+
+- **The read deadline.** A request's head and body must have arrived within
+  `CWP_READ_TIMEOUT_SECONDS` of its first byte. The clock starts here, at the first byte of a
+  request on the connection, and a timer watches it. A head still unfinished when it fires is
+  answered `408` problem+json and the connection closed: no request exists yet, so only this layer
+  can see it. A head that ends in time hands the same deadline to the app in the request's scope
+  (`READ_DEADLINE`), and the app enforces it while it reads the body (`app.api.middleware`), so
+  the 408 carries the request id and is counted under its route. This layer remains the backstop
+  for a body nobody reads: a body still arriving at the deadline after its answer was sent, or
+  more than `BACKSTOP_SECONDS` after it with no answer, gets its connection closed.
+  The idle time between requests is not counted: that is the keep-alive timeout, as before.
+- **The connection ceiling.** uvicorn's own `limit_concurrency` answers a plain-text 503; this
+  protocol counts the same things (open connections, requests in progress) against
+  `CWP_LIMIT_CONCURRENCY` and marks a request past the ceiling in its scope (`OVER_CAPACITY`), and
+  the app answers it with a 503 problem+json and `Retry-After`. The probes and `/metrics` are
+  never refused: a replica full of slow clients is busy, not broken, and a failed liveness probe
+  would restart it and drop every request it is serving.
+
+Events the app cannot see (a head that timed out) reach it through the lifespan state: the app's
+lifespan puts a `ConnectionEvents` under `CONNECTION_EVENTS`, which counts them in its metrics and
+logs them with the request id the 408 names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+import h11
+from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
+from uvicorn.config import Config
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
+
+from app.api.metrics import Metrics
+from app.api.middleware import OVER_CAPACITY, READ_DEADLINE, read_timeout_problem, request_id_var
+from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
+
+# The lifespan-state key of the app's `ConnectionEvents`.
+CONNECTION_EVENTS = "cwp.connection_events"
+
+# Paths the ceiling never refuses: the kubelet's probes and the metrics scrape.
+NEVER_REFUSED = frozenset({"/healthz", "/readyz", "/metrics"})
+
+# How long past the read deadline the app has to answer a request whose body is unfinished before
+# the connection is closed under it: the app's own 408 normally comes at the deadline itself.
+BACKSTOP_SECONDS = 1.0
+
+_KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+log = logging.getLogger("app.connections")
+
+
+class ConnectionEvents:
+    """What the connection layer reports to the app: counted in its metrics and logged."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def head_timed_out(self, request_id: str, method: str, seconds: float) -> None:
+        labels = ("unmatched", method, "408")
+        self.metrics.child(self.metrics.requests, *labels).inc()
+        self.metrics.child(self.metrics.latency, *labels).observe(seconds)
+        _log_head_timeout(request_id)
+
+
+def _log_head_timeout(request_id: str) -> None:
+    token = request_id_var.set(request_id)  # the log line carries the id the 408 names
+    try:
+        log.warning("request head not received within the read deadline; answered 408, closed")
+    finally:
+        request_id_var.reset(token)
+
+
+def deadline_protocol(read_timeout_seconds: float, limit_concurrency: int) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with this read deadline and ceiling (pass it as `http=`)."""
+
+    class Protocol(DeadlineH11Protocol):
+        read_timeout = read_timeout_seconds
+        ceiling = limit_concurrency
+
+    return Protocol
+
+
+class _WatchedConnection(h11.Connection):
+    """h11's connection, telling its protocol when a request's head and its body have ended."""
+
+    def __init__(self, protocol: DeadlineH11Protocol, max_incomplete_event_size: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=max_incomplete_event_size)
+        self.protocol = protocol
+
+    def next_event(self) -> Any:
+        event = super().next_event()
+        if isinstance(event, h11.Request):
+            self.protocol.head_complete()
+        elif isinstance(event, h11.EndOfMessage):
+            self.protocol.read_complete()
+        return event
+
+
+class DeadlineH11Protocol(H11Protocol):
+    """See the module docstring; `deadline_protocol` sets the two class attributes."""
+
+    read_timeout: float = 10.0
+    ceiling: int = 256
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        # The same bound on an unfinished head as uvicorn's own connection, watched.
+        limit = config.h11_max_incomplete_event_size
+        self.conn = _WatchedConnection(self, limit or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE)
+        self.read_timer: asyncio.TimerHandle | None = None
+        self.read_deadline: float | None = None  # loop time; None while no request is being read
+        self.request_deadline = 0.0  # the read deadline of the request whose head came last
+        self.backstop_armed = False
+
+    # ---- the clock of one request's read ----
+
+    def start_reading(self) -> None:
+        self.read_deadline = self.loop.time() + self.read_timeout
+        self.backstop_armed = False
+        self.read_timer = self.loop.call_at(self.read_deadline, self.read_timed_out)
+
+    def head_complete(self) -> None:
+        if self.read_deadline is None:  # a pipelined head, read from the buffer: its clock starts
+            self.start_reading()
+        assert self.read_deadline is not None
+        self.request_deadline = self.read_deadline
+
+    def read_complete(self) -> None:
+        """The request's body has ended: nothing more to wait for until the next request."""
+        if self.read_timer is not None:
+            self.read_timer.cancel()
+        self.read_timer = None
+        self.read_deadline = None
+
+    def data_received(self, data: bytes) -> None:
+        # The first byte of a request, not of a body still arriving nor of a pipelined request
+        # behind one being answered (its clock starts when that answer is done).
+        if self.read_deadline is None and self.conn.their_state is h11.IDLE:
+            self.start_reading()
+        super().data_received(data)
+
+    def handle_events(self) -> None:
+        cycle = self.cycle
+        super().handle_events()
+        if self.cycle is cycle or self.cycle is None:
+            return
+        # A request's head ended in this call and its task is created but has not run yet.
+        extensions = self.scope.setdefault("extensions", {})
+        extensions[READ_DEADLINE] = {"deadline": self.request_deadline}
+        # The new request's task is already counted among the tasks.
+        if (len(self.connections) > self.ceiling or len(self.tasks) > self.ceiling) and self.scope[
+            "path"
+        ] not in NEVER_REFUSED:
+            extensions[OVER_CAPACITY] = {}
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if (
+            self.read_deadline is None
+            and self.conn.their_state is h11.IDLE
+            and not self.transport.is_closing()
+            and self.conn.trailing_data[0]
+        ):
+            self.start_reading()  # a pipelined request whose head is still unfinished
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.read_complete()
+        super().connection_lost(exc)
+
+    def read_timed_out(self) -> None:
+        self.read_timer = None
+        if self.transport.is_closing():
+            return
+        state = self.conn.their_state
+        if state is h11.IDLE:
+            self.refuse_unfinished_head()
+        elif state is h11.SEND_BODY:
+            answered = self.cycle is None or self.cycle.response_complete
+            if answered or self.backstop_armed:
+                # Nobody is reading the rest of this body: drop the connection rather than wait.
+                log.info("request body unfinished at the read deadline; connection closed")
+                self.transport.close()
+            else:
+                # The app answers this one itself (a 408 from the middleware); give it time to.
+                self.backstop_armed = True
+                self.read_timer = self.loop.call_later(BACKSTOP_SECONDS, self.read_timed_out)
+
+    def refuse_unfinished_head(self) -> None:
+        """Answer 408 problem+json to a head that did not end in time, and close."""
+        request_id = uuid.uuid4().hex
+        head = self.conn.trailing_data[0]
+        method = head.split(b" ", 1)[0].decode("latin-1") if b" " in head[:8] else ""
+        method = method if method in _KNOWN_METHODS else "unknown"
+        detail, errors = read_timeout_problem(self.read_timeout, "head")
+        body = problem_body(408, detail, request_id, errors, kind="read-timeout")
+        response = h11.Response(
+            status_code=408,
+            headers=[
+                (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+                (b"content-length", str(len(body)).encode()),
+                (b"x-request-id", request_id.encode()),
+                (b"connection", b"close"),
+            ],
+            reason=b"Request Timeout",
+        )
+        try:
+            output = self.conn.send(response) + self.conn.send(h11.Data(data=body))
+            output += self.conn.send(h11.EndOfMessage())
+        except h11.LocalProtocolError:  # h11 will not answer in this state: closing is enough
+            output = b""
+        if output:
+            self.transport.write(output)
+        self.transport.close()
+        events = self.app_state.get(CONNECTION_EVENTS)
+        if isinstance(events, ConnectionEvents):
+            events.head_timed_out(request_id, method, self.read_timeout)
+        else:
+            _log_head_timeout(request_id)
