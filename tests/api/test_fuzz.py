@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from app.main import create_app
 from app.settings import Settings
 from bench.asgi import call_asgi
+from tests.api.compacted_run import COMPACTED_RUN
 
 MARK = "@@FUZZ@@"
 
@@ -66,31 +67,7 @@ PLAN_FIT = {
 # An Anthropic run compacted mid-way (a `compaction` block holding the provider's summary, and a
 # failed one), framework frames after it, and the frame options.
 PLAN_FRAMES = {
-    "messages": [
-        {"role": "user", "content": "Audit every rack."},
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "compaction", "content": "Racks a and c were measured."},
-                {"type": "tool_use", "id": "b", "name": "look", "input": {"rack": "b"}},
-            ],
-        },
-        {
-            "role": "user",
-            "content": [
-                {"type": "tool_result", "tool_use_id": "b", "content": "rack b: 41C"},
-                {"type": "text", "text": "<system-reminder>Todo list empty.</system-reminder>"},
-            ],
-        },
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "compaction", "content": None},
-                {"type": "text", "text": "Rack b is the hottest."},
-            ],
-        },
-        {"role": "user", "content": "<lab-note>shift change</lab-note>"},
-    ],
+    "messages": COMPACTED_RUN,
     "format": "anthropic",
     "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
     "detect_frames": True,

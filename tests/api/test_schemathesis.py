@@ -30,6 +30,7 @@ from starlette.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
+from tests.api.compacted_run import COMPACTED_RUN
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT_OPERATIONS = {"/v1/window/plan", "/v1/offer"}
@@ -104,34 +105,9 @@ def test_readiness_comes_back_when_the_app_starts_again():
 
 # Generated transcripts are almost never valid (see the module docstring), so the generated plan
 # options rarely reach the planner. Here every generated plan request gets this Anthropic run
-# instead: compacted mid-way (a summary `compaction` block, then a failed one), with framework
-# frames after the summary, so `detect_frames`, `frame_tags` and every other option are exercised
-# on a transcript the planner reads.
-COMPACTED_RUN = [
-    {"role": "user", "content": "Audit every rack."},
-    {
-        "role": "assistant",
-        "content": [
-            {"type": "compaction", "content": "Racks a and c were measured."},
-            {"type": "tool_use", "id": "b", "name": "look", "input": {"rack": "b"}},
-        ],
-    },
-    {
-        "role": "user",
-        "content": [
-            {"type": "tool_result", "tool_use_id": "b", "content": "rack b: 41C"},
-            {"type": "text", "text": "<system-reminder>Todo list empty.</system-reminder>"},
-        ],
-    },
-    {
-        "role": "assistant",
-        "content": [
-            {"type": "compaction", "content": None},
-            {"type": "text", "text": "Rack b is the hottest."},
-        ],
-    },
-    {"role": "user", "content": "<lab-note>shift change</lab-note>"},
-]
+# instead (tests/api/compacted_run.py): compacted mid-way (a summary `compaction` block, then a
+# failed one), with framework frames after the summary, so `detect_frames`, `frame_tags` and every
+# other option are exercised on a transcript the planner reads.
 PLAN_OPERATION = schema["/v1/window/plan"]["POST"]
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, TypeVar
 
 import httpx
+import orjson
 
 HOST = "127.0.0.1"
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,3 +241,16 @@ class Server:
         for reader in self._readers:
             reader.join(timeout=10)
         return self.output()
+
+
+# A small plan the reliability tests send again and again: one tool round, a window of one turn.
+PLAN_BODY = orjson.dumps(
+    {
+        "messages": [
+            {"role": "user", "content": "Find the hottest rack."},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "measure"}]},
+            {"role": "tool", "tool_call_id": "c1", "tool_name": "measure", "content": "41C"},
+        ],
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+    }
+)

@@ -20,23 +20,11 @@ import time
 from collections.abc import Iterator
 
 import httpx
-import orjson
 import pytest
 
 from app.settings import Settings
 from bench.load import LoadOptions, run
-from tests.e2e.serving import HOST, Server, wait_until
-
-PLAN_BODY = orjson.dumps(
-    {
-        "messages": [
-            {"role": "user", "content": "Find the hottest rack."},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "measure"}]},
-            {"role": "tool", "tool_call_id": "c1", "tool_name": "measure", "content": "41C"},
-        ],
-        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
-    }
-)
+from tests.e2e.serving import HOST, PLAN_BODY, Server, wait_until
 
 
 def url(server: Server, path: str) -> str:

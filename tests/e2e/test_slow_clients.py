@@ -20,23 +20,12 @@ import httpx
 import orjson
 import pytest
 
-from tests.e2e.serving import HOST, Server, wait_until
+from tests.e2e.serving import HOST, PLAN_BODY, Server, wait_until
 
 READ_TIMEOUT = "1"
 KEEP_ALIVE = "2.5"
 # How long the test waits for the server to act on a 1 s deadline before giving up on it.
 PATIENCE_SECONDS = 15.0
-
-PLAN_BODY = orjson.dumps(
-    {
-        "messages": [
-            {"role": "user", "content": "Find the hottest rack."},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "measure"}]},
-            {"role": "tool", "tool_call_id": "c1", "tool_name": "measure", "content": "41C"},
-        ],
-        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
-    }
-)
 
 
 @pytest.fixture(scope="module")
