@@ -124,6 +124,37 @@ def compacted(rng: random.Random, messages: list[dict[str, Any]]) -> list[dict[s
     return messages
 
 
+# A 2×1 PNG: its header gives the size an image's tokens are counted from.
+SCREENSHOT = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII="
+)
+
+
+def with_screenshots(rng: random.Random, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Anthropic run with a screenshot in some tool results (their images are counted, and go
+    with the result when it is shaped)."""
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": SCREENSHOT},
+    }
+    out = []
+    for message in messages:
+        content = message.get("content")
+        if message["role"] == "user" and isinstance(content, list) and rng.random() < 0.5:
+            content = [
+                {
+                    **block,
+                    "content": [{"type": "text", "text": str(block.get("content", ""))}, image],
+                }
+                if block.get("type") == "tool_result"
+                else block
+                for block in content
+            ]
+            message = {**message, "content": content}
+        out.append(message)
+    return out
+
+
 def transcript_fields(rng: random.Random, turns: int) -> dict[str, Any]:
     native = native_transcript(rng, turns)
     wire = rng.choice(("native", "openai", "anthropic"))
@@ -134,6 +165,8 @@ def transcript_fields(rng: random.Random, turns: int) -> dict[str, Any]:
     system, messages = to_anthropic(native)
     if rng.random() < 0.3:
         messages = compacted(rng, messages)
+    if rng.random() < 0.3:
+        messages = with_screenshots(rng, messages)
     return {"messages": messages, "format": rng.choice(("anthropic", "auto")), "system": system}
 
 
@@ -176,6 +209,12 @@ def plan_body(rng: random.Random) -> dict[str, Any]:
         body["detect_frames"] = rng.choice((True, False, None))
     if rng.random() < 0.3:
         body["frame_tags"] = rng.choice((["lab-note"], [], None))
+    if rng.random() < 0.3:  # old results as placeholders (docs/rules.md#clear)
+        body["clear"] = rng.choice(
+            ({}, {"keep_last": 1, "step": 2}, {"exclude_tools": [TOOLS[0]], "trigger_tokens": 1})
+        )
+    if rng.random() < 0.3:  # token figures, images counted among them (docs/rules.md#images)
+        body["tokenizer"] = "estimate"
     return body
 
 

@@ -1,12 +1,22 @@
 """An Anthropic run compacted mid-way, shared by the fuzz and schemathesis plan bodies: a summary
 `compaction` block, then a failed one, with framework frames after the summary and a tag the
 `frame_tags` option can name, so every frame and compaction option reaches a transcript the planner
-reads."""
+reads; its result carries a screenshot, counted as an image and cleared with the result."""
 
 from __future__ import annotations
 
 from typing import Any
 
+# A 2×1 PNG in the result: its size, from its header, is what its tokens are counted from.
+THERMAL_IMAGE = {
+    "type": "image",
+    "source": {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8"
+        "AAAAASUVORK5CYII=",
+    },
+}
 COMPACTED_RUN: list[Any] = [
     {"role": "user", "content": "Audit every rack."},
     {
@@ -19,7 +29,11 @@ COMPACTED_RUN: list[Any] = [
     {
         "role": "user",
         "content": [
-            {"type": "tool_result", "tool_use_id": "b", "content": "rack b: 41C"},
+            {
+                "type": "tool_result",
+                "tool_use_id": "b",
+                "content": [{"type": "text", "text": "rack b: 41C"}, THERMAL_IMAGE],
+            },
             {"type": "text", "text": "<system-reminder>Todo list empty.</system-reminder>"},
         ],
     },

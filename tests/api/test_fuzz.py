@@ -65,13 +65,16 @@ PLAN_FIT = {
     "calibration": {"counted": 30, "measured": {"prompt_tokens": 33, "completion_tokens": 4}},
 }
 # An Anthropic run compacted mid-way (a `compaction` block holding the provider's summary, and a
-# failed one), framework frames after it, and the frame options.
+# failed one), a screenshot in a result, framework frames after it, the frame options, `clear`
+# and a tokenizer (so the image is counted).
 PLAN_FRAMES = {
     "messages": COMPACTED_RUN,
     "format": "anthropic",
     "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
     "detect_frames": True,
     "frame_tags": ["lab-note"],
+    "clear": {"keep_last": 0, "step": 1},
+    "tokenizer": "estimate",
 }
 CAP = {
     "max_chars": 20,

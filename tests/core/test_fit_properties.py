@@ -51,7 +51,9 @@ def fit_cases(draw: st.DrawFn, engaged: bool = False) -> tuple[list[Message], Pl
         max_tokens = draw(st.integers(max(1, total - total // 4), total - 1))
         target = draw(st.integers(max(1, max_tokens - max_tokens // 8), max_tokens))
         strategy = replace(strategy, max_tokens=max_tokens, target_tokens=target)
-    return case.messages, replace(case.options, strategy=strategy)
+    # The recounts below model cutting, not clearing: `clear` under `fit` has its own properties
+    # (tests/core/test_clear_properties.py).
+    return case.messages, replace(case.options, strategy=strategy, clear=None)
 
 
 def fit_of(options: PlanOptions) -> Fit:
@@ -202,7 +204,7 @@ def full_history_runs(
     return (
         case.messages,
         turns,
-        replace(case.options, strategy=strategy, keep_last_tool_results=pins),
+        replace(case.options, strategy=strategy, keep_last_tool_results=pins, clear=None),
     )
 
 
