@@ -161,36 +161,40 @@ describe('retries against live services', () => {
     assert.equal(requests.length, 1);
   });
 
-  it('carries the plain-text 503 of the concurrency limit as a problem, and recovers', async () => {
-    // As many connections as the limit are held open by clients that never finish their request
-    // head, so every other connection is refused by uvicorn itself, in plain text.
+  it('retries the 503 problem of the connection ceiling, and recovers', async () => {
+    // As many connections as the ceiling are held open by clients that never finish their request
+    // head (the read deadline set past the test), so the service answers every other request,
+    // the probes aside, with a 503 problem and `Retry-After`.
     const limit = 4;
-    const limited = await startPlanner({ CWP_LIMIT_CONCURRENCY: String(limit) });
+    const limited = await startPlanner({
+      CWP_LIMIT_CONCURRENCY: String(limit),
+      CWP_READ_TIMEOUT_SECONDS: '60',
+    });
     const holders: Socket[] = [];
     try {
       for (let held = 0; held < limit; held += 1) {
         const holder = connect(limited.port, '127.0.0.1');
-        holder.write('GET /healthz HTTP/1.1\r\nHost: held\r\n');
+        holder.write('GET /v1/info HTTP/1.1\r\nHost: held\r\n');
         holders.push(holder);
       }
-      await waitFor(async () => (await healthStatus(limited.url)) === 503);
+      await waitFor(async () => (await infoStatus(limited.url)) === 503);
+      assert.equal(await healthStatus(limited.url), 200);
       const { fetch: counted, requests } = recordingFetch();
       const planner = new Planner({ baseUrl: limited.url, fetch: counted, retry: FAST_RETRY });
-      const failure = await planner.health().then(
-        () => assert.fail('a request past the concurrency limit was served'),
+      const failure = await planner.info().then(
+        () => assert.fail('a request past the connection ceiling was served'),
         (error: unknown) => error,
       );
       assert.ok(failure instanceof PlannerError);
       assert.equal(failure.status, 503);
-      assert.equal(failure.type, 'about:blank');
-      assert.equal(failure.title, 'Service Unavailable');
-      assert.equal(failure.detail, 'Service Unavailable');
+      assert.equal(failure.type, 'urn:context-window-planner:problem:over-capacity');
+      assert.equal(failure.title, 'Service unavailable');
       assert.deepEqual(failure.errors, []);
       assert.equal(requests.length, FAST_RETRY.attempts);
 
       holders.forEach((holder) => holder.destroy());
-      await waitFor(async () => (await healthStatus(limited.url)) === 200);
-      assert.deepEqual(await planner.health(), { status: 'ok' });
+      await waitFor(async () => (await infoStatus(limited.url)) === 200);
+      assert.equal((await planner.info()).name, 'context-window-planner');
     } finally {
       holders.forEach((holder) => holder.destroy());
       await limited.stop();
@@ -198,8 +202,14 @@ describe('retries against live services', () => {
   });
 });
 
-/** The status of `/healthz`, its body read so that the connection is free for the next request
- * (an unread body keeps it busy, and the next request would open one more). */
+/** The status of `/v1/info` and of `/healthz`, each body read so that the connection is free for
+ * the next request (an unread body keeps it busy, and the next request would open one more). */
+async function infoStatus(url: string): Promise<number> {
+  const answer = await fetch(`${url}/v1/info`);
+  await answer.arrayBuffer();
+  return answer.status;
+}
+
 async function healthStatus(url: string): Promise<number> {
   const answer = await fetch(`${url}/healthz`);
   await answer.arrayBuffer();
