@@ -4,7 +4,7 @@ service.
 
 A refused request carries the service's RFC 9457 problem as sent (`status`, `title`, `detail`,
 `errors` with each `loc`), parsed into the generated `Problem` model when the body is one. A body
-that is not (uvicorn's own plain-text 503 when its connection limit is reached, a proxy's page)
+that is not (a proxy's or load balancer's plain-text page, such as a 502 or 503 of its own)
 still gives the status, with the reason phrase as title and the body text as detail.
 """
 

@@ -4,7 +4,7 @@
  * `PlannerError` is the service's answer: every error the planner sends is RFC 9457
  * `application/problem+json`, so the problem's fields are carried as they came (with
  * `errors[].loc` naming each field a 422 refused). An answer that is not a problem, such as the
- * plain-text 503 the server sends past its concurrency limit, is carried as a problem made from
+ * plain-text 502 or 503 page of a proxy in front of the service, is carried as a problem made from
  * the status line and the body text, so a caller reads one shape either way.
  *
  * `PlannerUnreachableError` is no answer at all (refused connection, reset, per-attempt timeout)
