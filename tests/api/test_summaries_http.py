@@ -60,7 +60,8 @@ def key(messages: list[Any], first: int, through: int) -> str:
 
 def summary_text(count: int, rest: int, summary: str) -> str:
     more = "" if rest == 0 else f" and {rest} more removed without a summary"
-    return f"[compacted history — {count} earlier message(s) summarized by the model{more}]\n\n{summary}"
+    header = f"[compacted history — {count} earlier message(s) summarized by the model{more}]"
+    return f"{header}\n\n{summary}"
 
 
 def service_text(wire: str, text: str) -> dict[str, Any]:
