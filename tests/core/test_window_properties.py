@@ -1,8 +1,10 @@
 """The guarantees of docs/rules.md#guarantees, over random transcripts and options (`clear` on
-in some of them: docs/rules.md#clear)."""
+in some of them, docs/rules.md#clear; summaries asked for and sent in some,
+docs/rules.md#summaries)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from itertools import groupby
 from typing import Any
@@ -15,7 +17,7 @@ from app.core.current_request import current_request_index
 from app.core.defaults import DEFAULT_FRAME_DETECTION
 from app.core.ledger import STANDINGS, StandingRow
 from app.core.messages import Message, ToolCall
-from app.core.plan_types import ClearOption, Fit
+from app.core.plan_types import ClearOption, Fit, SummarizeOption, SummaryEntry
 from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
 from app.core.turns import segment_turns
 from app.core.window import (
@@ -175,8 +177,29 @@ def cases(draw: st.DrawFn, prior: bool = True) -> Case:
         prior_records=prior_records,
         # The guarantees hold with old results cleared too (docs/rules.md#clear).
         clear=draw(st.sampled_from([None, None, ClearOption(), ClearOption(keep_last=0, step=1)])),
+        # And with summaries asked for and sent (docs/rules.md#summaries): entries near the
+        # front, so that some apply.
+        summarize=draw(st.sampled_from([None, SummarizeOption(min_span_tokens=0)])),
+        summaries=tuple(
+            draw(
+                st.lists(
+                    st.builds(
+                        summary_entry,
+                        st.integers(0, 3),
+                        st.integers(0, 12),
+                        st.sampled_from(["S", "s" * 400]),
+                        st.sampled_from([None, None, "changed"]),
+                    ),
+                    max_size=3,
+                )
+            )
+        ),
     )
     return Case(messages, options)
+
+
+def summary_entry(first: int, extra: int, summary: str, mismatch: Any) -> SummaryEntry:
+    return SummaryEntry(first, first + extra, summary, mismatch)
 
 
 def cc_of(case: Case, result: WindowPlan) -> int:
@@ -400,4 +423,11 @@ def test_indices_are_reported_in_caller_messages(case: Case) -> None:
         assert stats.removed_message_count == len(result.evicted_messages)
         if result.notice is not None:
             assert result.notice.window_index == len(set(sources[:start]))
-            assert f"— {len(result.evicted_messages)} earlier" in result.notice.content
+            removed = len(result.evicted_messages)
+            if result.notice.rung == "summary":  # `{M}` summarized and `{K}` more: N in all
+                counts = re.findall(
+                    r"— (\d+) earlier|and (\d+) more removed", result.notice.content
+                )
+                assert sum(int(m or k) for m, k in counts[:2]) == removed
+            else:
+                assert f"— {removed} earlier" in result.notice.content
