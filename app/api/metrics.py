@@ -34,6 +34,8 @@ class Metrics:
     cap_truncations: Counter
     collapsed_results: Counter
     cleared_results: Counter
+    summaries_applied: Counter
+    summary_requests: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -113,6 +115,16 @@ def create_metrics() -> Metrics:
             "cwp_plan_cleared_results",
             "Tool results a plan's `clear` sent as a placeholder, by tool.",
             ["tool"],
+            registry=registry,
+        ),
+        summaries_applied=Counter(
+            "cwp_plan_summaries_applied",
+            "Plans whose window carries a summary the agent sent, in the notice's place.",
+            registry=registry,
+        ),
+        summary_requests=Counter(
+            "cwp_plan_summary_requests",
+            "Plans whose answer carries a summary request.",
             registry=registry,
         ),
     )

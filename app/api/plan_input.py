@@ -34,6 +34,7 @@ from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
 from app.errors import FieldError
 from app.formats import Dialect
+from app.formats.summary_request import key_mismatch
 from app.tokenizers import counter
 
 
@@ -52,6 +53,8 @@ class PlanInput:
     options: plan.PlanOptions
     include_turns: bool
     include_window: bool
+    # The top-level system prompt as sent (None: none), which a summary request carries.
+    system: Any = None
 
 
 def read_plan_input(
@@ -95,9 +98,12 @@ def read_plan_input(
         dialect=dialect,
         callers=transcript.callers,
         messages=transcript.messages,
-        options=core_options(body, ledger, dialect, raw.get("system"), transcript.messages),
+        options=core_options(
+            body, ledger, dialect, raw.get("system"), transcript.messages, transcript.callers
+        ),
         include_turns=body.include_turns,
         include_window=body.include_window,
+        system=raw.get("system"),
     )
 
 
@@ -130,6 +136,7 @@ def core_options(
     dialect: Dialect,
     system: Any,
     messages: Sequence[Message],
+    callers: Sequence[Any],
 ) -> plan.PlanOptions:
     """The request's options as the core takes them; the system prompt's text and characters,
     and where the provider starts reading the core `messages`, come from the dialect, which alone
@@ -190,5 +197,17 @@ def core_options(
             body.clear.step,
             frozenset(body.clear.exclude_tools),
             body.clear.trigger_tokens,
+        ),
+        summarize=None
+        if body.summarize is None
+        else plan.SummarizeOption(body.summarize.instructions, body.summarize.min_span_tokens),
+        summaries=tuple(
+            plan.SummaryEntry(
+                entry.from_,
+                entry.through,
+                entry.summary,
+                key_mismatch(callers, entry.from_, entry.through, entry.key),
+            )
+            for entry in body.summaries or ()
         ),
     )

@@ -38,6 +38,16 @@ DEFAULT_CLEAR_KEEP_LAST = 3
 DEFAULT_CLEAR_STEP = 8
 DEFAULT_CLEAR_EXCLUDE_TOOLS: tuple[str, ...] = ()
 DEFAULT_CLEAR_TRIGGER_TOKENS = None  # under `fit`: when over `max_tokens`; otherwise: always
+# Summaries (docs/rules.md#summaries): a span under this many tokens is not worth a model call; an
+# agent carries at most this many summaries; and the instruction a summary request ends with.
+DEFAULT_SUMMARY_MIN_SPAN_TOKENS = 1_000
+MAX_SUMMARIES = 16
+DEFAULT_SUMMARY_INSTRUCTIONS = (
+    "Summarize the conversation above for your own later use: this summary will replace those "
+    "messages in your context window. Keep verbatim every identifier, file path, number, URL and "
+    "name a later step may need; the decisions taken and why; what was tried and failed; what is "
+    "still open. Plain text, no preamble, at most 400 words."
+)
 # `fit` aims a fifth under its trigger: the window then grows for several requests before the
 # next cut, re-sending the same prefix each time, which provider prompt caches reward.
 FIT_TARGET_SHARE = (4, 5)
@@ -78,6 +88,14 @@ OPTION_DEFAULTS: dict[str, Any] = {
             "exclude_tools": list(DEFAULT_CLEAR_EXCLUDE_TOOLS),
             "trigger_tokens": DEFAULT_CLEAR_TRIGGER_TOKENS,
         },
+        # Off; `summarize_defaults` is what `{}` turns on.
+        "summarize": None,
+        "summarize_defaults": {
+            "instructions": DEFAULT_SUMMARY_INSTRUCTIONS,
+            "min_span_tokens": DEFAULT_SUMMARY_MIN_SPAN_TOKENS,
+            "max_summaries": MAX_SUMMARIES,
+        },
+        "summaries": [],
     },
     "tool_results_cap": {"max_chars_by_tool": {}, "max_results": MAX_CAP_RESULTS},
     "offer": {

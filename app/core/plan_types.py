@@ -32,6 +32,8 @@ from app.core.defaults import (
     DEFAULT_KEEP_LAST_TOOL_RESULTS,
     DEFAULT_KEEP_LEDGER_FACTS,
     DEFAULT_KEEP_RECENT_TURNS,
+    DEFAULT_SUMMARY_INSTRUCTIONS,
+    DEFAULT_SUMMARY_MIN_SPAN_TOKENS,
     default_target_tokens,
 )
 from app.core.frames import FrameDetection
@@ -53,7 +55,7 @@ RefusalReason = Literal[
 # (docs/rules.md#the-fit-strategy).
 HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
-Rung = Literal["rich", "plain"]
+Rung = Literal["rich", "plain", "summary"]
 StrategyKind = Literal["sliding-window", "token-budget", "fit"]
 ShapeAction = Literal["collapsed", "cleared", "capped"]
 
@@ -146,6 +148,40 @@ class ClearOption:
 
 
 @dataclass(frozen=True, slots=True)
+class SummarizeOption:
+    """The plan's `summarize` (docs/rules.md#summaries): ask for a summary request when a span of
+    at least `min_span_tokens` leaves at the front, ending with `instructions`."""
+
+    instructions: str = DEFAULT_SUMMARY_INSTRUCTIONS
+    min_span_tokens: int = DEFAULT_SUMMARY_MIN_SPAN_TOKENS
+
+
+# Why an entry of `summaries` does not apply, in the order the first that fits is reported.
+IgnoredReason = Literal[
+    "out-of-range",
+    "changed",
+    "not-at-the-front",
+    "not-at-the-span",
+    "beyond-the-span",
+    "not-a-turn-boundary",
+    "not-smaller",
+    "superseded",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryEntry:
+    """One entry of `summaries`: the caller messages `first … through` it stands for, its text,
+    and, when its key did not match this request's messages, why (`out-of-range`, `changed`;
+    the key is checked where the caller's messages are read, None: it matched)."""
+
+    first: int
+    through: int
+    summary: str
+    mismatch: IgnoredReason | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PriorRecord:
     """What is read back from a record this service returned earlier: the stand-down reads the
     count removed and the refusals' reasons, the `fit` strategy's held cut the count and the
@@ -189,6 +225,9 @@ class PlanOptions:
     tokenizer: Tokenizer | None = None
     calibration: Calibration | None = None
     system_text: str | None = None
+    # Summaries (docs/rules.md#summaries): off, and none carried, by default.
+    summarize: SummarizeOption | None = None
+    summaries: tuple[SummaryEntry, ...] = ()
 
 
 # --- outputs --------------------------------------------------------------------------------------
@@ -379,6 +418,31 @@ def answered_record(record: Record | None) -> Record | dict[str, Any] | None:
 
 
 @dataclass(frozen=True, slots=True)
+class SummaryRequestPlan:
+    """What the summary request holds, in core positions (the caller's format writes it): the
+    caller messages `first … through` it asks to summarize (its key's range); the core messages
+    `0 … end−1` it carries, with `replaced` ([s, e)) standing as `summary` when an entry applied
+    (its summary message as first written); and the instruction it ends with."""
+
+    first: int
+    through: int
+    end: int
+    replaced: tuple[int, int] | None
+    summary: str | None
+    instructions: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryOutcome:
+    """The answer's `summary_request` (None: none), `summary_used` (the entry that applied, as
+    `(from, through)`) and `summaries_ignored` (`(index, reason)`, in order)."""
+
+    request: SummaryRequestPlan | None
+    used: tuple[int, int] | None
+    ignored: tuple[tuple[int, IgnoredReason], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class WindowPlan:
     """The plan, in response order; `strategy`, `removed`, `shaped_results` are for the writer.
 
@@ -405,3 +469,5 @@ class WindowPlan:
     strategy: StrategyKind
     removed: tuple[int, int] | None
     shaped_results: tuple[ShapedResult, ...]
+    # With `summarize` on or `summaries` sent (docs/rules.md#summaries); None otherwise.
+    summaries: SummaryOutcome | None = None

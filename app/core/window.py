@@ -53,6 +53,9 @@ from app.core.plan_types import (
     SlidingWindow,
     Stats,
     Strategy,
+    SummarizeOption,
+    SummaryOutcome,
+    SummaryRequestPlan,
     TokenBudget,
     Turn,
     WindowPlan,
@@ -65,6 +68,7 @@ from app.core.refusals import (
     turns_with_unanswered_calls,
 )
 from app.core.shaping import shape
+from app.core.summaries import NOT_JUDGED, Judgement, judge, summary_message, unjudged
 from app.core.tokens import (
     ESTIMATE,
     calibration_scale,
@@ -238,6 +242,10 @@ class Drop:
     notice_raw_tokens: int = 0
     # Under `fit`: the previous cut, held (docs/rules.md#the-fit-strategy).
     held: bool = False
+    # Whether the removal reaches the front (where a notice or a summary may go), and the entry of
+    # `summaries` whose summary message takes the notice's place (docs/rules.md#summaries).
+    front: bool = False
+    summary_entry: int | None = None
 
 
 def system_envelope_length(transcript: Transcript) -> int:
@@ -275,7 +283,13 @@ def drop_span(planning: Planning, first: int, last: int) -> Drop:
     kept_request = first == front + 1 and planning.request_turn == front
     by_tokens = tokens is not None and isinstance(options.strategy, Fit)
     ladder = LadderResult()  # further in: the span leaves with no notice
-    if ordinary or kept_request:
+    judgement = NOT_JUDGED
+    if (ordinary or kept_request) and options.summaries:
+        judgement = judge_span(planning, first, last, caller_messages)
+    if judgement.content is not None:
+        # The summary was found smaller than what it stands for: the ladder is not consulted.
+        ladder = LadderResult(judgement.content, "summary")
+    elif ordinary or kept_request:
         ladder = climb_ladder(
             span_size=span_tokens if by_tokens else chars,
             size=tokens.notice if by_tokens and tokens is not None else len,
@@ -299,6 +313,39 @@ def drop_span(planning: Planning, first: int, last: int) -> Drop:
         ladder.refused,
         span_tokens,
         *notice_tokens(tokens, ladder.content),
+        front=ordinary or kept_request,
+        summary_entry=judgement.applied,
+    )
+
+
+def judge_span(
+    planning: Planning, first: int, last: int, caller_messages: Sequence[int]
+) -> Judgement:
+    """The request's `summaries` judged against the span `first … last` removed at the front:
+    sizes in tokens under `fit`, else in characters, as the notice ladder weighs them."""
+    transcript, tokens = planning.transcript, planning.tokens
+    segments, callers, spans = transcript.segments, transcript.callers, transcript.survey.span_ends
+    turn_ending_at: dict[int, int] = {}
+    for turn in range(first, last + 1):
+        end = segments[turn].end - 1
+        turn_ending_at[spans.get(end, callers[end])] = turn  # the later turn when two share it
+    if tokens is not None and isinstance(planning.options.strategy, Fit):
+        counted = tokens
+
+        def smaller(turn: int, content: str) -> bool:
+            return counted.notice(content) < counted.span(first, turn)
+    else:
+
+        def smaller(turn: int, content: str) -> bool:
+            return len(content) < sum(segments[index].chars for index in range(first, turn + 1))
+
+    return judge(
+        planning.options.summaries,
+        at_front=True,
+        lo=caller_messages[0],
+        hi=caller_messages[-1],
+        turn_ending_at=turn_ending_at,
+        smaller=smaller,
     )
 
 
@@ -470,6 +517,9 @@ class Decision:
     refusals: tuple[Refusal, ...]
     held: tuple[HeldBy | None, ...]
     drop: Drop | None
+    # The drop the notice ladder refused (nothing leaves): summaries are judged against it, and
+    # it still gets a summary request (docs/rules.md#summaries).
+    refused: Drop | None = None
 
 
 def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decision:
@@ -522,7 +572,7 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
     for index in range(drop.first, drop.last + 1):
         held[index] = "replacement-not-smaller"
     refused = Refusal("replacement-not-smaller", drop.first, turn_starts[drop.first])
-    return Decision((refused, *refusals), tuple(held), None)
+    return Decision((refused, *refusals), tuple(held), None, drop)
 
 
 def notice_of(transcript: Transcript, drop: Drop | None) -> Notice | None:
@@ -805,6 +855,7 @@ def plan_transcript(
             strategy=strategy.kind,
             removed=None,
             shaped_results=() if shaped is None else shaped,
+            summaries=summary_outcome(planning, None, None),
         )
 
     candidate_count = max(0, turn_count - strategy.keep_recent_turns)
@@ -843,4 +894,89 @@ def plan_transcript(
         strategy=strategy.kind,
         removed=None if drop is None else (drop.start, drop.end),
         shaped_results=() if shaped is None else shaped,
+        summaries=summary_outcome(planning, drop, decision.refused),
     )
+
+
+def summary_outcome(
+    planning: Planning, drop: Drop | None, refused: Drop | None
+) -> SummaryOutcome | None:
+    """The answer's summary fields (docs/rules.md#summaries), None when `summarize` is off and
+    no summary was sent. The entries are judged against the span removed at the front, or the
+    one the notice ladder refused to remove there; any other plan removes nothing at the front."""
+    options = planning.options
+    if options.summarize is None and not options.summaries:
+        return None
+    judged = drop if drop is not None else refused
+    if judged is None or not judged.front:
+        return SummaryOutcome(None, None, unjudged(options.summaries))
+    judgement = NOT_JUDGED
+    if options.summaries:
+        judgement = judge_span(planning, judged.first, judged.last, judged.caller_messages)
+    used = None
+    if drop is not None and judgement.applied is not None:
+        entry = options.summaries[judgement.applied]
+        used = (entry.first, entry.through)
+    request = None
+    if options.summarize is not None:
+        request = summary_request_plan(planning, judged, judgement, options.summarize)
+    return SummaryOutcome(request, used, judgement.ignored)
+
+
+def summary_request_plan(
+    planning: Planning, drop: Drop, judgement: Judgement, summarize: SummarizeOption
+) -> SummaryRequestPlan | None:
+    """What the summary request for `drop` holds, or None when none is due: the span is under
+    `min_span_tokens`, an entry already covers all of it, or (under `fit`) no end of one of its
+    turns gives a request within `max_tokens`.
+
+    The request is the window before the span (the head), then the summary that applied as first
+    written, then the span up to the chosen end, then the instruction: so it shares the previous
+    window's bytes, which a provider prompt cache serves.
+    """
+    transcript, options, tokens = planning.transcript, planning.options, planning.tokens
+    segments, callers, spans = transcript.segments, transcript.callers, transcript.survey.span_ends
+    lo, hi = drop.caller_messages[0], drop.caller_messages[-1]
+    entry = None if judgement.applied is None else options.summaries[judgement.applied]
+    if entry is not None and entry.through == hi:
+        return None
+    if span_tokens(planning, drop) < summarize.min_span_tokens:
+        return None
+    replaced, summary, first_turn = None, None, drop.first
+    if entry is not None and judgement.covers_through_turn is not None:
+        first_turn = judgement.covers_through_turn + 1
+        summary = summary_message(entry.through - lo + 1, 0, entry.summary)
+        replaced = (drop.start, segments[judgement.covers_through_turn].end)
+    candidates = range(first_turn, drop.last + 1)
+    strategy = options.strategy
+    if isinstance(strategy, Fit) and tokens is not None:
+        # Counted as the window is: the system prompt, the head, the summary, the span's turns up
+        # to the end tried, the instruction, and the reserve.
+        fixed = (
+            (tokens.system or 0)
+            + (tokens.span(0, drop.first - 1) if drop.first > 0 else 0)
+            + (0 if summary is None else tokens.notice(summary))
+            + tokens.notice(summarize.instructions)
+            + strategy.reserve_tokens
+        )
+        limit = strategy.max_tokens
+        within = [t for t in candidates if fixed + tokens.span(first_turn, t) <= limit]
+        candidates = range(first_turn, within[-1] + 1) if within else range(0)
+    if not candidates:
+        return None
+    last = candidates[-1]
+    end = segments[last].end
+    return SummaryRequestPlan(
+        lo, spans.get(end - 1, callers[end - 1]), end, replaced, summary, summarize.instructions
+    )
+
+
+def span_tokens(planning: Planning, drop: Drop) -> int:
+    """The span's tokens with the request's tokenizer (`estimate` when none) and calibration."""
+    if planning.tokens is not None:
+        return drop.tokens
+    options = planning.options
+    count = ESTIMATE.count
+    scale = calibration_scale(options.calibration, 0)
+    span = planning.transcript.messages[drop.start : drop.end]
+    return sum(scaled(message_tokens(message, count), scale) for message in span)

@@ -610,4 +610,6 @@ DIALECT = Dialect(
     system_text=system_text,
     system_problem=system_problem,
     reading_start=artifact_position,
+    user_text_after=lambda window, text: [*window, notice_message(text)],
+    request_keys=("system", "messages"),
 )

@@ -670,6 +670,16 @@ def written(raw: list[Any], runs: list[Run | None], notice: str) -> JsonObject:
     return {**raw[kept[0][0]], "content": content}
 
 
+def user_text_after(window: list[Any], text: str) -> list[Any]:
+    """`window` with a text of the service's own after it: the last block of a user message that
+    ends it, else a user message of its own (Converse requires alternating roles)."""
+    last = window[-1] if window else None
+    content = last.get("content") if isinstance(last, dict) else None
+    if isinstance(last, dict) and last.get("role") == "user" and isinstance(content, list):
+        return [*window[:-1], {**last, "content": [*content, notice_block(text)]}]
+    return [*window, {"role": "user", "content": [notice_block(text)]}]
+
+
 def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
     """The plan with `messages_after`, the notice's and each shaped result's `window_index` as
     `write` lays the window out (the core counts the notice as a message of its own and merges
@@ -742,4 +752,6 @@ DIALECT = Dialect(
     system_text=system_text,
     system_problem=system_problem,
     place=place,
+    user_text_after=user_text_after,
+    request_keys=("system", "messages"),
 )

@@ -51,6 +51,13 @@ class Dialect:
     # The core index of the message the provider reads the conversation from, or None
     # (docs/rules.md#provider-compaction).
     reading_start: ReadingStart | None = None
+    # A written window with a user text of the service's own after it (a summary request's
+    # instruction), as the format writes a notice; None: a `{"role": "user", "content": text}`
+    # message of its own.
+    user_text_after: Callable[[list[Any], str], list[Any]] | None = None
+    # The keys of a model request in this format: its system prompt's (None: the system prompt
+    # is a message) and its messages' (docs/rules.md#summaries).
+    request_keys: tuple[str | None, str] = (None, "messages")
 
     @property
     def has_system_prompt(self) -> bool:
@@ -81,6 +88,13 @@ class Dialect:
         """The plan with its window figures (`messages_after`, the notice's and shaped results'
         `window_index`) as the format lays its window out; the core's own for most formats."""
         return plan if self.place is None else self.place(raw, core, plan)
+
+    def with_user_text(self, window: list[Any], text: str) -> list[Any]:
+        """`window` followed by a user text of the service's own, written as the format writes a
+        notice (joined to a preceding user message where roles must alternate)."""
+        if self.user_text_after is None:
+            return [*window, {"role": "user", "content": text}]
+        return self.user_text_after(window, text)
 
     def provider_reads_from(self, core: Sequence[Message]) -> int | None:
         """The core index of the message the provider reads the conversation from, when it reads

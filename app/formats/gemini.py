@@ -653,4 +653,6 @@ DIALECT = Dialect(
     result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
+    user_text_after=lambda window, text: [*window, notice_message(text)],
+    request_keys=("systemInstruction", "contents"),
 )

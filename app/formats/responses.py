@@ -474,4 +474,5 @@ DIALECT = Dialect(
     result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
+    request_keys=("instructions", "input"),
 )

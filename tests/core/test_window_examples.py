@@ -334,6 +334,7 @@ def test_plan_fields_are_in_response_order() -> None:
         "strategy",
         "removed",
         "shaped_results",
+        "summaries",
     ]
 
 

@@ -38,6 +38,7 @@ from app.core.transcript import SurveyOf
 from app.core.turns import Survey, survey
 from app.core.window import plan_window
 from app.errors import FieldError, InvalidRequest
+from app.formats.summary_request import messages_key, write_summary_request
 
 router = APIRouter(tags=["window"])
 PLAN_PATH = "/v1/window/plan"
@@ -92,6 +93,11 @@ def scanned_plan_answer(
     `Unanswered` for anything it does not read plainly (then the Python path answers)."""
     started = time.perf_counter()
     scanned = scan_request(received, max_depth)
+    fields = scanned.fields
+    if fields.get("summaries") or fields.get("summarize") is not None:
+        # Keys are hashes of the caller's messages as parsed values, which the scan does not
+        # build: the Python path answers.
+        raise Unanswered
     try:
         request = read_plan_input(scanned.fields, max_messages, scanned.read_transcript)
     except InvalidRequest:
@@ -171,13 +177,46 @@ def answer_content(
     content["dropped_standings"] = result.dropped_standings
     if result.shaped is not None:
         content["shaped"] = result.shaped
+    texts = {shaped.index: shaped.content for shaped in result.shaped_results}
+    if result.summaries is not None:
+        content.update(summary_fields(request, result.summaries, texts))
     content["diagnostics"] = found
     content["record"] = plan.answered_record(result.record)
     if request.include_window:
         notice = result.notice.content if result.notice else None
-        texts = {shaped.index: shaped.content for shaped in result.shaped_results}
         content["window"] = write(result.removed, notice, texts)
     return content
+
+
+def summary_fields(
+    request: PlanInput, outcome: plan.SummaryOutcome, texts: Mapping[int, str]
+) -> dict[str, Any]:
+    """`summary_request` (written in the caller's format), `summary_used` and
+    `summaries_ignored`, in that order (docs/rules.md#summaries)."""
+    wanted = outcome.request
+    summary_request = None
+    if wanted is not None:
+        summary_request = {
+            "from": wanted.first,
+            "through": wanted.through,
+            "key": messages_key(request.callers, wanted.first, wanted.through),
+            "request": write_summary_request(
+                request.dialect,
+                request.callers,  # type: ignore[arg-type]
+                request.messages,
+                wanted,
+                texts,
+                request.system,
+            ),
+        }
+    used = outcome.used
+    return {
+        "summary_request": summary_request,
+        "summary_used": None if used is None else {"from": used[0], "through": used[1]},
+        "summaries_ignored": [
+            {"index": index, "reason": reason} for index, reason in outcome.ignored
+        ],
+    }
 
 
 def refuse_unwritable_counts(result: plan.WindowPlan) -> None:
@@ -216,3 +255,9 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     }
     for (action, tool), count in by_action.items():
         metrics.child(counters[action], tool).inc(count)
+    summaries = result.summaries
+    if summaries is not None:
+        if summaries.used is not None:
+            metrics.summaries_applied.inc()
+        if summaries.request is not None:
+            metrics.summary_requests.inc()

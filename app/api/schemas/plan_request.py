@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -17,6 +18,7 @@ from pydantic import (
     PlainValidator,
     StrictBool,
     StrictStr,
+    ValidationInfo,
     WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
@@ -213,6 +215,55 @@ class PlanClear(BaseModel):
     )
 
 
+class PlanSummarize(BaseModel):
+    """The plan's `summarize` (docs/rules.md#summaries): when a span leaves at the front, the
+    answer carries a summary request, ready to send to the agent's own model. `{}` is all
+    defaults."""
+
+    model_config = STRICT
+    instructions: Annotated[StrictStr, Field(min_length=1)] = Field(
+        defaults.DEFAULT_SUMMARY_INSTRUCTIONS,
+        description="The instruction the summary request ends with, as a user text.",
+    )
+    min_span_tokens: NonNegativeWhole = Field(
+        defaults.DEFAULT_SUMMARY_MIN_SPAN_TOKENS,
+        description="A span under this many tokens (the request's tokenizer, `estimate` when "
+        "none) gets no summary request: it is not worth a model call.",
+    )
+
+
+def through_not_before_from(through: int, info: ValidationInfo) -> int:
+    """`through` ≥ `from`, named at `through` (the second of the two read)."""
+    first = info.data.get("from_")
+    if first is not None and through < first:
+        raise PydanticCustomError(
+            "greater_than_equal",
+            "must be at least from ({first}): an entry covers from … through, both included",
+            {"first": first},
+        )
+    return through
+
+
+class PlanSummary(BaseModel):
+    """A summary the agent obtained for an earlier summary request: `from`, `through` and `key`
+    exactly as that request gave them, and the model's text."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+    from_: NonNegativeWhole = Field(
+        alias="from", description="The first caller message summarized."
+    )
+    through: Annotated[NonNegativeWhole, AfterValidator(through_not_before_from)] = Field(
+        description="The last caller message summarized (included)."
+    )
+    key: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")] = Field(
+        description="The summary request's `key`: the SHA-256 of messages from … through, as "
+        "sent. When they changed, the entry is ignored (`changed`)."
+    )
+    summary: Annotated[StrictStr, Field(min_length=1)] = Field(
+        description="The text the model answered."
+    )
+
+
 # An element name that makes a framework frame (docs/rules.md#framework-frames); the pattern is
 # `app.core.frames.valid_frame_tag`'s, anchored at both ends.
 FrameTag = Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]*$")]
@@ -291,6 +342,23 @@ class PlanRequest(BaseModel):
         "tool's latest result, excluded tools, ledger `fact` and `open` results and results not "
         "yet read stay whole. Under `fit`, clearing comes first and removal takes only what it "
         "could not free. Off when absent or null; `{}` is every default.",
+    )
+    summarize: PlanSummarize | None = Field(
+        None,
+        description="Ask for a summary of what a plan removes at the front: the answer then "
+        "carries `summary_request`, a ready-to-send request to the agent's own model (the window "
+        "sent before, up to the end of the removed span, and an instruction, so a provider prompt "
+        "cache serves most of it). Send the text it answers in `summaries`. Off when absent or "
+        "null; `{}` is every default.",
+    )
+    summaries: Annotated[list[PlanSummary], Field(max_length=defaults.MAX_SUMMARIES)] | None = (
+        Field(
+            None,
+            description="Summaries obtained for earlier summary requests (the newest "
+            f"{defaults.MAX_SUMMARIES} at most). One that still matches the messages it covers "
+            "and starts the removed span takes the notice's place; the others are reported in "
+            "`summaries_ignored`. Read whether `summarize` is on or not; null is [].",
+        )
     )
     include_turns: StrictBool = Field(
         defaults.DEFAULT_INCLUDE_TURNS,

@@ -15,7 +15,15 @@ from pydantic import BaseModel, Field
 from app.api.schemas.common import UsedFormat
 from app.core.diagnostics import DiagnosticCode
 from app.core.ledger import Standing
-from app.core.plan_types import Fate, HeldBy, RefusalReason, Rung, ShapeAction, StrategyKind
+from app.core.plan_types import (
+    Fate,
+    HeldBy,
+    IgnoredReason,
+    RefusalReason,
+    Rung,
+    ShapeAction,
+    StrategyKind,
+)
 
 
 class CurrentRequestOut(BaseModel):
@@ -172,6 +180,27 @@ class RecordOut(BaseModel):
     pins: PinsOut
 
 
+class SummaryRequestOut(BaseModel):
+    from_: int = Field(alias="from", description="The first caller message to summarize.")
+    through: int = Field(description="The last caller message to summarize (included).")
+    key: str = Field(description="Send it back with `from`, `through` and the text in `summaries`.")
+    request: dict[str, Any] = Field(
+        description="The model request in the caller's format (`messages`, or `input` / "
+        "`contents`, with the system prompt under the format's own key): the window sent before, "
+        "up to `through`, and the instruction. Send it as is, with the same tools and settings."
+    )
+
+
+class SummaryUsedOut(BaseModel):
+    from_: int = Field(alias="from")
+    through: int
+
+
+class SummaryIgnoredOut(BaseModel):
+    index: int = Field(description="Index into `summaries`.")
+    reason: IgnoredReason
+
+
 class PlanResponse(BaseModel):
     """The window plan."""
 
@@ -194,6 +223,21 @@ class PlanResponse(BaseModel):
         None,
         description="With `collapse`, `cap` or `clear` only: every result whose text the window "
         "replaces (a ticket, a clear placeholder or a cap marker), in transcript order.",
+    )
+    summary_request: SummaryRequestOut | None = Field(
+        None,
+        description="With `summarize` or `summaries` only: what to ask the agent's own model to "
+        "summarize (null when nothing is due).",
+    )
+    summary_used: SummaryUsedOut | None = Field(
+        None,
+        description="With `summarize` or `summaries` only: the entry whose summary is in the "
+        "window (null: none).",
+    )
+    summaries_ignored: list[SummaryIgnoredOut] | None = Field(
+        None,
+        description="With `summarize` or `summaries` only: every other entry and why it did not "
+        "apply.",
     )
     diagnostics: list[DiagnosticOut] = Field(
         description="What in the transcript as sent a provider would refuse, or looks like a "
