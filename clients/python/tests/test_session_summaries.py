@@ -3,8 +3,8 @@
 
 The protocol tests answer each plan with the real service's plan plus summary fields of their own
 (`Scripted`), so that every case (a second summary request, seventeen summaries) is asked for
-exactly; the last tests run the protocol against the service itself (its worked examples S-1 and
-S-2), and are skipped where the service refuses the summary options."""
+exactly; the last tests run the protocol against the service itself (its worked examples S-1 to
+S-3)."""
 
 from __future__ import annotations
 
@@ -260,18 +260,10 @@ def test_a_sync_session_refuses_a_coroutine_summarizer(scripted):
 # Against the service itself.
 
 
-@pytest.fixture
-def summaries_server(server):
-    body = {"messages": [{"role": "user", "content": "hi"}], "summarize": None, "summaries": []}
-    if httpx.post(f"{server.url}/v1/window/plan", json=body).status_code != 200:
-        pytest.skip("this service refuses the summary options")
-    return server
-
-
-def test_the_worked_example_s1_then_s2_against_the_service(summaries_server):
+def test_the_worked_example_s1_then_s2_against_the_service(server):
     summarize = Summarizer("S")
     transcript = look_transcript()
-    with Planner(summaries_server.url) as planner:
+    with Planner(server.url) as planner:
         session = planner.session(
             strategy=KEEP_ONE, keep_last_tool_results=0, summarize=summarize, min_span_tokens=0
         )
@@ -295,9 +287,9 @@ def test_the_worked_example_s1_then_s2_against_the_service(summaries_server):
     assert plan.notice is not None and plan.notice.rung == "summary"
 
 
-def test_the_async_session_against_the_service_leaves_it_to_the_next_plan(summaries_server):
+def test_the_async_session_against_the_service_leaves_it_to_the_next_plan(server):
     async def run() -> list[Any]:
-        async with AsyncPlanner(summaries_server.url) as planner:
+        async with AsyncPlanner(server.url) as planner:
             session = planner.session(
                 strategy=KEEP_ONE,
                 keep_last_tool_results=0,
