@@ -34,6 +34,21 @@ CLEARING = {"clear": {"keep_last": 0, "step": 1}, "keep_last_tool_results": 0}
 CLEARED_IN_FIRST_WINDOW = [("call_3", "cleared")]
 
 
+# Session settings for summaries written by the agent's own model: every removed span gets a
+# summary request. The first model call removes stations 1 and 2 (messages 1 to 4), the second
+# station 3 too (1 to 6): each is summarized by the scripted model before the call it is for, so
+# the model is asked for a summary, then for the step, twice.
+SUMMARIES = {"min_span_tokens": 0}
+SUMMARY_TEXTS = (
+    "Stations 1 and 2 read 19 and 20 °C.",
+    "Stations 1 to 3 read 19, 20 and 21 °C.",
+)
+SUMMARY_HEADS = (
+    "[compacted history — 4 earlier message(s) summarized by the model]\n\n",
+    "[compacted history — 6 earlier message(s) summarized by the model]\n\n",
+)
+
+
 def cleared_in_window(shaped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The plan's `shaped` entries of results that are in its window, checked against CLEARING."""
     in_window = [item for item in shaped if item["window_index"] is not None]

@@ -20,6 +20,8 @@ from examples.stations import (
     KEEP_TWO,
     NEW_STATION,
     QUESTION,
+    SUMMARIES,
+    SUMMARY_TEXTS,
     reading,
 )
 
@@ -41,9 +43,14 @@ def earlier_messages() -> list[AnyMessage]:
     return messages
 
 
-def script() -> list[AIMessage]:
+def script(summarized: bool = False) -> list[AIMessage]:
+    """One tool call, then the answer; with `summarized`, each after a summary."""
     call = {"name": "read_station", "args": {"station": NEW_STATION}, "id": f"call_{NEW_STATION}"}
-    return [AIMessage("", tool_calls=[call]), AIMessage(FINAL_ANSWER)]
+    steps = [AIMessage("", tool_calls=[call]), AIMessage(FINAL_ANSWER)]
+    if not summarized:
+        return steps
+    first, second = (AIMessage(text) for text in SUMMARY_TEXTS)
+    return [first, steps[0], second, steps[1]]
 
 
 @dataclass
@@ -54,12 +61,15 @@ class Outcome:
     sent: list[AnyMessage]
 
 
-def run(planner_url: str, **plan_options: Any) -> Outcome:
-    """The run; `plan_options` go with every plan (e.g. `SHAPING`)."""
-    model = ScriptedChatModel(script=script())
+def run(planner_url: str, *, summarized: bool = False, **plan_options: Any) -> Outcome:
+    """The run; `plan_options` go with every plan (e.g. `SHAPING`); with `summarized`, the
+    agent's model summarizes each span the planner removes (`SUMMARIES`)."""
+    model = ScriptedChatModel(script=script(summarized))
     sent = earlier_messages()
     with Planner(planner_url) as planner:
-        planned = PlannedWindow(planner.session(strategy=KEEP_TWO, **plan_options))
+        settings = SUMMARIES if summarized else {}
+        session = planner.session(strategy=KEEP_TWO, **plan_options, **settings)
+        planned = PlannedWindow(session, summarize=True if summarized else None)
         agent = create_agent(
             model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
         )
@@ -67,12 +77,14 @@ def run(planner_url: str, **plan_options: Any) -> Outcome:
     return Outcome(state, model, planned, sent)
 
 
-async def run_async(planner_url: str, **plan_options: Any) -> Outcome:
+async def run_async(planner_url: str, *, summarized: bool = False, **plan_options: Any) -> Outcome:
     """`run`, through `agent.ainvoke` and an `AsyncPlanner`."""
-    model = ScriptedChatModel(script=script())
+    model = ScriptedChatModel(script=script(summarized))
     sent = earlier_messages()
     async with AsyncPlanner(planner_url) as planner:
-        planned = PlannedWindow(planner.session(strategy=KEEP_TWO, **plan_options))
+        settings = SUMMARIES if summarized else {}
+        session = planner.session(strategy=KEEP_TWO, **plan_options, **settings)
+        planned = PlannedWindow(session, summarize=True if summarized else None)
         agent = create_agent(
             model=model, tools=[read_station], system_prompt=INSTRUCTIONS, middleware=[planned]
         )

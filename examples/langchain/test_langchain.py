@@ -16,6 +16,8 @@ from examples.stations import (
     INSTRUCTIONS,
     NEW_STATION,
     SHAPING,
+    SUMMARY_HEADS,
+    SUMMARY_TEXTS,
     cleared_in_window,
     reading,
     shaped_in_window,
@@ -99,4 +101,33 @@ def test_a_cleared_result_reaches_the_model_as_the_agents_own_tool_message(plann
     assert cleared.content.startswith('{"cleared":true,"tool_call_id":"call_3"')
     assert [m.content for m in outcome.state["messages"][: len(outcome.sent)]] == [
         m.content for m in outcome.sent
+    ]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
+def test_the_agents_model_writes_the_summaries_the_window_carries(planner_url, asynchronous):
+    """With `summarize=True`, each summary request goes to the agent's own chat model (with the
+    system prompt, as the agent's calls go) as it was answered, and the window of the call it was
+    for carries the summary."""
+    if asynchronous:
+        outcome = asyncio.run(run_async(planner_url, summarized=True))
+    else:
+        outcome = run(planner_url, summarized=True)
+    plans, received = outcome.planned.plans, outcome.model.received
+    assert len(plans) == 2 and len(received) == 4
+    for number, plan in enumerate(plans):
+        asked = plan.replaces.summary_request if plan.replaces else None
+        assert asked is not None, plan.raw
+        system, *summary_call = received[2 * number]
+        assert isinstance(system, SystemMessage) and system.content == INSTRUCTIONS
+        assert convert_to_openai_messages(summary_call) == asked["request"]["messages"]
+        # Kept messages in the summary call are the agent's own objects.
+        assert summary_call[0] is outcome.sent[0]
+        step = received[2 * number + 1][1:]
+        assert convert_to_openai_messages(step) == plan.window
+        assert step[1].content == SUMMARY_HEADS[number] + SUMMARY_TEXTS[number]
+        assert plan.summary_used == {"from": 1, "through": asked["through"]}
+    assert outcome.state["messages"][-1].content == FINAL_ANSWER
+    assert [m.id for m in outcome.state["messages"][: len(outcome.sent)]] == [
+        m.id for m in outcome.sent
     ]

@@ -25,6 +25,8 @@ from examples.stations import (
     KEEP_TWO,
     NEW_STATION,
     QUESTION,
+    SUMMARIES,
+    SUMMARY_TEXTS,
     reading,
 )
 
@@ -58,8 +60,19 @@ def earlier_items() -> list[Any]:
     return items
 
 
-def script() -> list[list[Any]]:
-    return [
+def said(text: str, number: int) -> ResponseOutputMessage:
+    return ResponseOutputMessage(
+        type="message",
+        id=f"msg_{number}",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+def script(summarized: bool = False) -> list[list[Any]]:
+    """One tool call, then the answer; with `summarized`, each after a summary."""
+    steps = [
         [
             ResponseFunctionToolCall(
                 type="function_call",
@@ -70,16 +83,12 @@ def script() -> list[list[Any]]:
                 status="completed",
             )
         ],
-        [
-            ResponseOutputMessage(
-                type="message",
-                id="msg_answer",
-                role="assistant",
-                status="completed",
-                content=[ResponseOutputText(type="output_text", text=FINAL_ANSWER, annotations=[])],
-            )
-        ],
+        [said(FINAL_ANSWER, 0)],
     ]
+    if not summarized:
+        return steps
+    summaries = [[said(text, number)] for number, text in enumerate(SUMMARY_TEXTS, 1)]
+    return [summaries[0], steps[0], summaries[1], steps[1]]
 
 
 @dataclass
@@ -90,13 +99,19 @@ class Outcome:
     sent: list[Any]
 
 
-async def run(planner_url: str, *, streamed: bool = False, **plan_options: Any) -> Outcome:
-    """The run; `plan_options` go with every plan (e.g. `SHAPING`)."""
-    model = ScriptedModel(script())
+async def run(
+    planner_url: str, *, streamed: bool = False, summarized: bool = False, **plan_options: Any
+) -> Outcome:
+    """The run; `plan_options` go with every plan (e.g. `SHAPING`); with `summarized`, the run's
+    model summarizes each span the planner removes (`SUMMARIES`)."""
+    model = ScriptedModel(script(summarized))
     agent = Agent(name="stations", instructions=INSTRUCTIONS, model=model, tools=[read_station])
     sent = earlier_items()
     async with AsyncPlanner(planner_url) as planner:
-        planned = PlannedInput(planner.session(strategy=KEEP_TWO, **plan_options))
+        session = planner.session(
+            strategy=KEEP_TWO, **plan_options, **(SUMMARIES if summarized else {})
+        )
+        planned = PlannedInput(session, summarize=True if summarized else None)
         config = RunConfig(call_model_input_filter=planned, tracing_disabled=True)
         if streamed:
             streaming = Runner.run_streamed(agent, input=sent, run_config=config)

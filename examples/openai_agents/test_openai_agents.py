@@ -15,6 +15,8 @@ from examples.stations import (
     INSTRUCTIONS,
     NEW_STATION,
     SHAPING,
+    SUMMARY_HEADS,
+    SUMMARY_TEXTS,
     cleared_in_window,
     reading,
     shaped_in_window,
@@ -84,4 +86,34 @@ def test_a_cleared_result_reaches_the_model_as_the_runs_own_output_item(planner_
     cleared = model.received[0][item["window_index"]]
     assert cleared == {**original, "output": cleared["output"]}
     assert cleared["output"].startswith('{"cleared":true,"tool_call_id":"call_3"')
+    assert outcome.result.to_input_list()[: len(outcome.sent)] == outcome.sent
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+def test_the_runs_model_writes_the_summaries_the_window_carries(planner_url, streamed):
+    """With `summarize=True`, each summary request goes to the run's own model as it was
+    answered (its instructions, its input), and the window of the call it was for carries it."""
+    outcome = asyncio.run(run(planner_url, streamed=streamed, summarized=True))
+    plans, model = outcome.planned.plans, outcome.model
+    assert len(plans) == 2 and len(model.received) == 4
+    for number, plan in enumerate(plans):
+        asked = plan.replaces.summary_request if plan.replaces else None
+        assert asked is not None, plan.raw
+        assert model.received[2 * number] == asked["request"]["input"]
+        assert model.instructions[2 * number] == asked["request"]["instructions"] == INSTRUCTIONS
+        assert model.received[2 * number][-1]["role"] == "user"
+        # The step's own call: the window with the summary in the notice's place.
+        window = model.received[2 * number + 1]
+        assert window == plan.window
+        assert plan.summary_used == {"from": 1, "through": asked["through"]}
+        assert window[1] == {
+            "role": "user",
+            "content": SUMMARY_HEADS[number] + SUMMARY_TEXTS[number],
+        }
+        assert plan.notice is not None and plan.notice.rung == "summary"
+    # The second summary request is the first window up to the end of its span (station 3),
+    # the first summary included, then the instruction: a prompt cache can serve all of it.
+    second = model.received[2]
+    assert second[:-1] == model.received[1][:4]
+    assert outcome.result.final_output == FINAL_ANSWER
     assert outcome.result.to_input_list()[: len(outcome.sent)] == outcome.sent

@@ -29,6 +29,8 @@ from examples.stations import (
     KEEP_TWO,
     NEW_STATION,
     QUESTION,
+    SUMMARIES,
+    SUMMARY_TEXTS,
     reading,
 )
 
@@ -47,18 +49,26 @@ def earlier_messages() -> list[ModelMessage]:
 
 @dataclass
 class ScriptedModel:
-    """The model's side: one tool call, then the answer; `received` keeps what each request
-    sent."""
+    """The model's side: one tool call, then the answer (with `summarized`, each after a
+    summary); `received` keeps what each request sent."""
 
     received: list[list[ModelMessage]] = field(default_factory=list)
+    summarized: bool = False
 
     def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         self.received.append(copy.deepcopy(messages))
-        if len(self.received) == 1:
+        if self.summarized:
+            if len(self.received) in (1, 3):
+                return ModelResponse(parts=[TextPart(SUMMARY_TEXTS[len(self.received) // 2])])
+            return self.step(len(self.received) // 2)
+        return self.step(len(self.received))
+
+    def step(self, number: int) -> ModelResponse:
+        if number == 1:
             call_id = f"call_{NEW_STATION}"
             call = ToolCallPart("read_station", {"station": NEW_STATION}, tool_call_id=call_id)
             return ModelResponse(parts=[call])
-        if len(self.received) == 2:
+        if number == 2:
             return ModelResponse(parts=[TextPart(FINAL_ANSWER)])
         raise AssertionError("the model was called more often than scripted")
 
@@ -71,12 +81,15 @@ class Outcome:
     sent: list[ModelMessage]
 
 
-async def run(planner_url: str, **plan_options: Any) -> Outcome:
-    """The run; `plan_options` go with every plan (e.g. `SHAPING`)."""
-    model = ScriptedModel()
+async def run(planner_url: str, *, summarized: bool = False, **plan_options: Any) -> Outcome:
+    """The run; `plan_options` go with every plan (e.g. `SHAPING`); with `summarized`, the
+    agent's model summarizes each span the planner removes (`SUMMARIES`)."""
+    model = ScriptedModel(summarized=summarized)
     sent = earlier_messages()
     async with AsyncPlanner(planner_url) as planner:
-        planned = PlannedWindow(planner.session(strategy=KEEP_TWO, **plan_options))
+        settings = SUMMARIES if summarized else {}
+        session = planner.session(strategy=KEEP_TWO, **plan_options, **settings)
+        planned = PlannedWindow(session, summarize=True if summarized else None)
         agent = Agent(
             FunctionModel(model.respond), instructions=INSTRUCTIONS, capabilities=[planned]
         )

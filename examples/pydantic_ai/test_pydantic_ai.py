@@ -8,6 +8,7 @@ import asyncio
 from cwp_client import Planner
 from cwp_client.hooks.pydantic_ai import to_openai, window_messages
 from pydantic_ai.messages import (
+    ModelMessage,
     ModelRequest,
     ModelResponse,
     ToolCallPart,
@@ -23,6 +24,8 @@ from examples.stations import (
     NEW_STATION,
     QUESTION,
     SHAPING,
+    SUMMARY_HEADS,
+    SUMMARY_TEXTS,
     cleared_in_window,
     reading,
     shaped_in_window,
@@ -148,3 +151,35 @@ def test_a_cleared_result_reaches_the_model_as_the_runs_own_tool_return(planner_
     assert part.tool_name == "read_station"
     assert part.content == plans[0].window[item["window_index"]]["content"]
     assert part.content.startswith('{"cleared":true,"tool_call_id":"call_3"')
+
+
+def user_prompts(messages: list[ModelMessage]) -> list[str]:
+    return [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str)
+    ]
+
+
+def test_the_agents_model_writes_the_summaries_the_window_carries(planner_url):
+    """With `summarize=True`, each summary request goes to the agent's own model (a direct model
+    request) as it was answered, and the window of the request it was for carries the summary."""
+    outcome = asyncio.run(run(planner_url, summarized=True))
+    plans, received = outcome.planned.plans, outcome.model.received
+    assert len(plans) == 2 and len(received) == 4
+    for number, plan in enumerate(plans):
+        asked = plan.replaces.summary_request if plan.replaces else None
+        assert asked is not None, plan.raw
+        summary_call = received[2 * number]
+        assert to_openai(summary_call)[0] == asked["request"]["messages"]
+        assert user_prompts(summary_call)[-1] == asked["request"]["messages"][-1]["content"]
+        step = received[2 * number + 1]
+        assert to_openai(step)[0] == plan.window
+        summary = SUMMARY_HEADS[number] + SUMMARY_TEXTS[number]
+        assert user_prompts(step) == [QUESTION, summary]
+        assert plan.summary_used == {"from": 1, "through": asked["through"]}
+    assert outcome.result.output == FINAL_ANSWER
+    history = outcome.result.all_messages()
+    assert to_openai(history[: len(outcome.sent)])[0] == to_openai(outcome.sent)[0]

@@ -3,9 +3,9 @@
 `cwp_client.generated` is generated from `openapi/openapi.json` (`make clients`) and never edited
 by hand: its `models` type every request and answer, its `api` has one function per endpoint. The
 modules beside it are the small layer on top: `Planner` / `AsyncPlanner` (retries, typed errors,
-options passed through as given), `PlannerSession` (records and iteration numbers of one run).
-`cwp_client.hooks` holds the hooks of the agent frameworks, each behind an extra of its own
-(`pip install 'context-window-planner-client[langchain]'`, ...); importing this package imports
+options passed through as given), `PlannerSession` (records, iteration numbers and summaries of
+one run). `cwp_client.hooks` holds the hooks of the agent frameworks, each behind an extra of its
+own (`pip install 'context-window-planner-client[langchain]'`, ...); importing this package imports
 none of them. `messages` and `system` may hold the providers' SDK objects (pydantic models, sent
 as their JSON dump): see `cwp_client.planner`.
 """

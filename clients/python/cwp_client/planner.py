@@ -16,7 +16,9 @@ message's extra fields verbatim. Turn a response into a param first, e.g.
 
 Answers are parsed into the models generated from the OpenAPI document. The plan comes wrapped in
 a `Plan`, which also keeps the JSON as received: its `window` goes to the model and its `record`
-back to the next plan, both exactly as the service wrote them.
+back to the next plan, both exactly as the service wrote them. Fields a `Plan` reads from that JSON
+(`shaped`, `summary_request`, ...) are read there rather than from the typed model, so they work
+with a service newer than the generated code, and read as absent from an older one.
 """
 
 from __future__ import annotations
@@ -60,6 +62,13 @@ class Plan:
 
     response: PlanResponse
     raw: dict[str, Any]
+    # The plan a session made first for the same model request, whose `summary_request` it
+    # answered before planning again with the summary (`PlannerSession`); None otherwise.
+    replaces: Plan | None = None
+
+    def replacing(self, first: Plan) -> Plan:
+        """This plan, marked as the re-plan of `first`."""
+        return Plan(self.response, self.raw, first)
 
     @property
     def window(self) -> list[Any]:
@@ -91,6 +100,26 @@ class Plan:
         when the plan was asked for no shaping."""
         shaped: list[dict[str, Any]] = self.raw.get("shaped") or []
         return shaped
+
+    @property
+    def summary_request(self) -> dict[str, Any] | None:
+        """What to summarize (`from`, `through`, `key`) and the model request that asks for it
+        (`request`, in the plan's wire format, ready to send); None when the plan asked for none.
+        """
+        request: dict[str, Any] | None = self.raw.get("summary_request")
+        return request
+
+    @property
+    def summary_used(self) -> dict[str, Any] | None:
+        """`from` and `through` of the summary the window holds; None when it holds none."""
+        used: dict[str, Any] | None = self.raw.get("summary_used")
+        return used
+
+    @property
+    def summaries_ignored(self) -> list[dict[str, Any]]:
+        """Each summary sent that the window does not hold: its `index` and the `reason`."""
+        ignored: list[dict[str, Any]] = self.raw.get("summaries_ignored") or []
+        return ignored
 
     @property
     def notice(self) -> NoticeOut | None:

@@ -11,19 +11,47 @@ does not, since the model request it was for was not made with it. An `iteration
 `prior_records` passed to one `plan()` call overrides the session's for that call, and the count
 continues from the given iteration. `reset()` starts a new run.
 
+Summaries (`docs/rules.md#summaries`): the service never calls a model, so a summary of the span a
+plan removes is written by the agent's own model, and carried by the caller. A session given a
+`summarize(request) -> str` runs that protocol: its plans ask for summary requests (the `summarize`
+option, with `summary_instructions` and `min_span_tokens` when given), and send the summaries it
+holds (`summaries`, the newest 16: the service reads no more). When an answer carries a
+`summary_request`, the session hands its ready-to-send model request (`request`, in the plan's own
+wire format) to `summarize`, keeps the text it returns with the request's `from`, `through` and
+`key`, and, unless `replan=False`, plans the same transcript again at once, so that the window it
+returns holds the summary instead of the drop notice. That second plan stands for the same model
+request as the first: it is sent with the same `iteration` and `prior_records`, and only its
+record is kept. A summary request in its answer waits for the next plan, so one `plan()` makes at
+most one summary and two plans. An empty (or blank) text keeps nothing and plans nothing again:
+the window keeps its notice. A summarizer that raises fails the `plan()` call, as the model request
+it stands for would.
+
+A `summarize` given to one `plan()` call as a callable is that call's summarizer (the framework
+hooks pass one that uses the framework's own model); any other `summarize` value there is the
+service's option, sent as given. A session without a summarizer sends neither option unless asked,
+so its plans are as they were.
+
 A session belongs to one run, whose plans come one after another; it is not shared between
 concurrent runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cwp_client.planner import AsyncPlanner, Plan, Planner
 
 KEPT_RECORDS = 2
+# The service refuses more (`summaries` is at most 16 entries); the newest are the ones that can
+# still apply, each new summary covering the span of the one before it.
+KEPT_SUMMARIES = 16
+SUMMARY_FIELDS = ("from", "through", "key")
+
+Summarizer = Callable[[dict[str, Any]], str]
+AsyncSummarizer = Callable[[dict[str, Any]], Awaitable[str] | str]
 
 
 class _Bookkeeping:
@@ -32,22 +60,71 @@ class _Bookkeeping:
         *,
         iteration: int = 1,
         prior_records: Sequence[Mapping[str, Any]] = (),
+        summarize: Callable[[dict[str, Any]], Any] | None = None,
+        summary_instructions: str | None = None,
+        min_span_tokens: int | None = None,
+        summaries: Sequence[Mapping[str, Any]] = (),
+        replan: bool = True,
         **defaults: Any,
     ) -> None:
         if iteration < 1:
             raise ValueError("iteration starts at 1")
+        if summarize is not None and not callable(summarize):
+            raise TypeError(
+                "summarize is the function that sends a summary request to the model; "
+                "set the service's options with summary_instructions and min_span_tokens"
+            )
         self.first_iteration = iteration
         self.iteration = iteration
         self.records: list[dict[str, Any]] = [dict(r) for r in prior_records][-KEPT_RECORDS:]
+        self.summarize = summarize
+        self.summary_option: dict[str, Any] = {}
+        if summary_instructions is not None:
+            self.summary_option["instructions"] = summary_instructions
+        if min_span_tokens is not None:
+            self.summary_option["min_span_tokens"] = min_span_tokens
+        self.summaries: list[dict[str, Any]] = [dict(s) for s in summaries][-KEPT_SUMMARIES:]
+        self.replan = replan
         self.defaults = defaults
 
-    def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        return {
+    def _summarizer(self, options: dict[str, Any]) -> Callable[[dict[str, Any]], Any] | None:
+        """This call's summarizer, taken out of `options` when given there as a callable."""
+        given = options.get("summarize")
+        if callable(given):
+            del options["summarize"]
+            summarizer: Callable[[dict[str, Any]], Any] = given
+            return summarizer
+        return self.summarize
+
+    def _options(
+        self, options: Mapping[str, Any], summarizer: Callable[..., Any] | None
+    ) -> dict[str, Any]:
+        sent: dict[str, Any] = {
             **self.defaults,
             "iteration": self.iteration,
             "prior_records": list(self.records),
-            **options,
         }
+        if summarizer is not None:
+            sent["summarize"] = dict(self.summary_option)
+        if self.summaries:
+            sent["summaries"] = [dict(s) for s in self.summaries]
+        return {**sent, **options}
+
+    def _keep_summary(self, request: Mapping[str, Any], text: Any) -> bool:
+        """Keep `text` as the summary `request` asked for; False when there is nothing to keep."""
+        if not isinstance(text, str) or not text.strip():
+            return False
+        entry = {name: request[name] for name in SUMMARY_FIELDS}
+        kept = [s for s in self.summaries if {n: s.get(n) for n in SUMMARY_FIELDS} != entry]
+        self.summaries = [*kept, {**entry, "summary": text}][-KEPT_SUMMARIES:]
+        return True
+
+    def _again(self, sent: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The body options of the re-plan, or None when the session leaves it to the next plan
+        (also when the caller's own `summaries` for this call would hide the new one)."""
+        if not self.replan or "summaries" in options:
+            return None
+        return {**sent, "summaries": [dict(s) for s in self.summaries]}
 
     def _file(self, sent: Mapping[str, Any], plan: Plan) -> None:
         if plan.record is not None:
@@ -55,35 +132,69 @@ class _Bookkeeping:
         self.iteration = int(sent["iteration"]) + 1
 
     def reset(self) -> None:
-        """Start a new run: iteration back to its first number, no records."""
+        """Start a new run: iteration back to its first number, no records, no summaries."""
         self.iteration = self.first_iteration
         self.records = []
+        self.summaries = []
 
 
 class PlannerSession(_Bookkeeping):
     """Plans of one run through a `Planner`; `defaults` (e.g. `format`, `strategy`, `system`)
-    go with every plan, under the options of the call."""
+    go with every plan, under the options of the call. `summarize`, `summary_instructions`,
+    `min_span_tokens`, `summaries` and `replan` set up summaries (see the module's docstring)."""
 
-    def __init__(self, planner: Planner, **defaults: Any) -> None:
-        super().__init__(**defaults)
+    summarize: Summarizer | None
+
+    def __init__(
+        self, planner: Planner, *, summarize: Summarizer | None = None, **defaults: Any
+    ) -> None:
+        super().__init__(summarize=summarize, **defaults)
         self.planner = planner
 
     def plan(self, messages: Sequence[Any], **options: Any) -> Plan:
-        sent = self._options(options)
+        summarizer = self._summarizer(options)
+        sent = self._options(options, summarizer)
         plan = self.planner.plan(messages, **sent)
+        request = plan.summary_request
+        if summarizer is not None and request is not None:
+            text = summarizer(request["request"])
+            if inspect.isawaitable(text):
+                close = getattr(text, "close", None)
+                if close is not None:
+                    close()
+                raise TypeError("a PlannerSession's summarize returns the text, not an awaitable")
+            if self._keep_summary(request, text):
+                again = self._again(sent, options)
+                if again is not None:
+                    plan = self.planner.plan(messages, **again).replacing(plan)
         self._file(sent, plan)
         return plan
 
 
 class AsyncPlannerSession(_Bookkeeping):
-    """The asynchronous `PlannerSession`."""
+    """The asynchronous `PlannerSession`; its `summarize` may return the text or an awaitable
+    of it."""
 
-    def __init__(self, planner: AsyncPlanner, **defaults: Any) -> None:
-        super().__init__(**defaults)
+    summarize: AsyncSummarizer | None
+
+    def __init__(
+        self, planner: AsyncPlanner, *, summarize: AsyncSummarizer | None = None, **defaults: Any
+    ) -> None:
+        super().__init__(summarize=summarize, **defaults)
         self.planner = planner
 
     async def plan(self, messages: Sequence[Any], **options: Any) -> Plan:
-        sent = self._options(options)
+        summarizer = self._summarizer(options)
+        sent = self._options(options, summarizer)
         plan = await self.planner.plan(messages, **sent)
+        request = plan.summary_request
+        if summarizer is not None and request is not None:
+            text = summarizer(request["request"])
+            if inspect.isawaitable(text):
+                text = await text
+            if self._keep_summary(request, text):
+                again = self._again(sent, options)
+                if again is not None:
+                    plan = (await self.planner.plan(messages, **again)).replacing(plan)
         self._file(sent, plan)
         return plan

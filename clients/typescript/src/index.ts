@@ -15,7 +15,19 @@ export {
   type PlanOptions,
   type PlanRecord,
 } from './planner.js';
-export { PlannerSession, RECORDS_KEPT } from './session.js';
+export {
+  PlannerSession,
+  RECORDS_KEPT,
+  SUMMARIES_KEPT,
+  summaryRequestOf,
+  summaryUsedOf,
+  type SessionCallOptions,
+  type SessionPlan,
+  type Summarizer,
+  type Summary,
+  type SummaryOptions,
+  type SummaryRequest,
+} from './session.js';
 export { PlannerError, PlannerUnreachableError, type Problem, type ProblemItem } from './errors.js';
 export { DEFAULT_RETRY, backoffDelayMs, type RetryPolicy } from './retry.js';
 export type * from './generated/types.gen.js';

@@ -58,24 +58,40 @@ const usage = {
   outputTokens: { total: 10, text: 10, reasoning: undefined },
 };
 
-export function scriptedModel(): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
-    doGenerate: [
+/** What the scripted model answers the two summary requests of a summarized run. */
+export const SUMMARY_TEXTS = [
+  'rack-a read 20 to 26C on its 40 probes.',
+  'rack-a and rack-b read 20 to 26C on their 40 probes each.',
+] as const;
+
+function said(text: string) {
+  return {
+    content: [{ type: 'text' as const, text }],
+    finishReason: { unified: 'stop' as const, raw: 'stop' },
+    usage,
+    warnings: [],
+  };
+}
+
+/** One tool call, then the answer; with `summarized`, each after a summary. */
+export function scriptedModel(summarized = false): MockLanguageModelV3 {
+  const call = {
+    content: [
       {
-        content: [
-          { type: 'tool-call', toolCallId: 'c3', toolName: 'measure', input: '{"rack":"rack-c"}' },
-        ],
-        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage,
-        warnings: [],
-      },
-      {
-        content: [{ type: 'text', text: FINAL_ANSWER }],
-        finishReason: { unified: 'stop', raw: 'stop' },
-        usage,
-        warnings: [],
+        type: 'tool-call' as const,
+        toolCallId: 'c3',
+        toolName: 'measure',
+        input: '{"rack":"rack-c"}',
       },
     ],
+    finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+    usage,
+    warnings: [],
+  };
+  const answer = said(FINAL_ANSWER);
+  const [first, second] = SUMMARY_TEXTS.map(said);
+  return new MockLanguageModelV3({
+    doGenerate: summarized ? [first!, call, second!, answer] : [call, answer],
   });
 }
 
@@ -89,13 +105,21 @@ export interface AgentRun {
   readonly session: PlannerSession;
 }
 
-/** The run; `planOptions` go with every plan (shaping: `collapse`, `ledger`, `cap`). */
+/**
+ * The run; `planOptions` go with every plan (shaping: `collapse`, `ledger`, `cap`); with
+ * `summarized`, the step's model summarizes each span the planner removes.
+ */
 export async function runAgent(
   plannerUrl: string,
   planOptions: Omit<PlanOptions, 'format' | 'prior_records' | 'iteration' | 'include_window'> = {},
+  { summarized = false }: { summarized?: boolean } = {},
 ): Promise<AgentRun> {
-  const model = scriptedModel();
-  const session = new PlannerSession(new Planner({ baseUrl: plannerUrl }));
+  const model = scriptedModel(summarized);
+  const session = new PlannerSession(
+    new Planner({ baseUrl: plannerUrl }),
+    {},
+    summarized ? { minSpanTokens: 0 } : {},
+  );
   const planned: PlannedStep[] = [];
   const measured: string[] = [];
   const measure = tool({
@@ -119,6 +143,7 @@ export async function runAgent(
         ...planOptions,
       },
       onPlan: (step) => planned.push(step),
+      ...(summarized ? { summarize: true as const, summaryCall: { system: SYSTEM } } : {}),
     }),
   });
   return {

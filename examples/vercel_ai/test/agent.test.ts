@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { startLocalPlanner, type LocalPlanner } from 'context-window-planner-client/testing';
 
-import { FINAL_ANSWER, HISTORY, SYSTEM, runAgent } from '../src/agent.js';
+import { FINAL_ANSWER, HISTORY, SUMMARY_TEXTS, SYSTEM, runAgent } from '../src/agent.js';
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const REPO_ROOT = resolve(PACKAGE_ROOT, '..', '..');
@@ -183,6 +183,42 @@ describe('the Vercel AI SDK example', () => {
     // The SDK's history still holds the dump as the tool returned it.
     const kept = HISTORY[2] as { content: Array<{ output: { value: string } }> };
     assert.ok(kept.content[0]!.output.value.length > 200);
+  });
+
+  it('has the step\'s model write the summaries the windows carry', async () => {
+    const run = await runAgent(planner.url, {}, { summarized: true });
+    assert.equal(run.text, FINAL_ANSWER);
+    assert.equal(run.steps, 2);
+    const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
+    assert.equal(prompts.length, 4);
+    const heads = [
+      '[compacted history — 2 earlier message(s) summarized by the model]\n\n',
+      '[compacted history — 4 earlier message(s) summarized by the model]\n\n',
+    ];
+    run.planned.forEach(({ plan }, step) => {
+      const first = (plan as { replaces?: unknown }).replaces as
+        | { summary_request?: { through: number; request: { messages: unknown[] } } }
+        | undefined;
+      const asked = first?.summary_request;
+      assert.ok(asked, `step ${step} asked for no summary`);
+      // The summary call: the summary request's messages as the model sees them, the run's
+      // system prompt first.
+      const [system, ...summaryCall] = seenInPrompt(prompts[2 * step]!);
+      assert.deepEqual(system, { role: 'system', text: SYSTEM, calls: [], results: [] });
+      assert.deepEqual(summaryCall, seenInWindow(asked.request.messages));
+      // The step's call: the window, with the summary in the notice's place.
+      const conversation = seenInPrompt(prompts[2 * step + 1]!).slice(1);
+      assert.deepEqual(conversation, seenInWindow(plan.window ?? []));
+      assert.equal(conversation[1]?.text, heads[step]! + SUMMARY_TEXTS[step]!);
+      assert.equal(plan.notice?.rung, 'summary');
+    });
+    assert.deepEqual(
+      run.session.summaries.map((summary) => [summary.from, summary.through, summary.summary]),
+      [
+        [1, 2, SUMMARY_TEXTS[0]],
+        [1, 4, SUMMARY_TEXTS[1]],
+      ],
+    );
   });
 
   it('runs as a program', async () => {

@@ -5,6 +5,11 @@ The planner returns a kept message verbatim, writes the drop notice itself, and,
 shapes results (`collapse`, `cap`), returns a shaped result as the caller's message with only its
 text replaced; the plan's `shaped` list names each one by its index in the transcript as sent
 (`message_index`) and in the window (`window_index`).
+
+A summary request's model request (`Plan.summary_request["request"]`) is written as the window
+is, from the same messages, but comes with no such list: `placed_request` finds a shaped result
+there by its tool call id instead. Its other new entries are the planner's own user messages (the
+summary it holds and the instruction).
 """
 
 from __future__ import annotations
@@ -46,6 +51,40 @@ def placed_window(plan: Plan, sent: Sequence[Any]) -> list[Placed]:
         if found is not None:
             start = found + 1
     return placed
+
+
+def placed_request(entries: Sequence[Any], sent: Sequence[Any]) -> list[Placed]:
+    """Each message of a summary request's model request with its source among `sent`: a
+    message as sent, a result with the call id of one sent (shaped), or the planner's own."""
+    placed: list[Placed] = []
+    start = 0
+    for entry in entries:
+        found = next((k for k in range(start, len(sent)) if sent[k] == entry), None)
+        shaped = False
+        call_id = result_call_id(entry)
+        if found is None and call_id is not None:
+            found = next(
+                (k for k in range(start, len(sent)) if result_call_id(sent[k]) == call_id), None
+            )
+            shaped = found is not None
+        placed.append(Placed(entry, found, shaped))
+        if found is not None:
+            start = found + 1
+    return placed
+
+
+def result_call_id(message: Any) -> str | None:
+    """The call id a tool result answers: a `tool` message's `tool_call_id` (OpenAI, native), a
+    `function_call_output` item's `call_id` (Responses); None for anything else."""
+    if not isinstance(message, dict):
+        return None
+    if message.get("role") == "tool":
+        found = message.get("tool_call_id")
+    elif message.get("type") == "function_call_output":
+        found = message.get("call_id")
+    else:
+        return None
+    return found if isinstance(found, str) else None
 
 
 def text_of(content: Any) -> str:

@@ -15,22 +15,31 @@ metadata survive; a result the plan shaped (`collapse`, `cap`) becomes a copy of
 `ToolMessage` with `content` replaced by its new text; any other entry (the drop notice) is
 converted with `convert_to_messages`.
 
-One middleware serves one run: its session carries the run's records and iteration numbers from
-one model call to the next. A `PlannerSession` serves `agent.invoke`, an `AsyncPlannerSession`
-`agent.ainvoke` (`awrap_model_call`).
+Summaries (`docs/rules.md#summaries`): `PlannedWindow(session, summarize=True)` has the request's
+own chat model write the summary a plan asks for. The summary request's model request is OpenAI
+messages, mapped back onto the agent's messages as a window is, and sent to the request's model
+with the request's system message, tools and model settings bound as the agent binds them (a
+prompt cache can then serve its prefix); the text of its answer is the summary. `summarize` may
+instead be a function of the model request, returning the text (awaitable under `ainvoke`). The
+session's settings (`summary_instructions`, `min_span_tokens`, `replan`) apply.
+
+One middleware serves one run: its session carries the run's records, iteration numbers and
+summaries from one model call to the next. A `PlannerSession` serves `agent.invoke`, an
+`AsyncPlannerSession` `agent.ainvoke` (`awrap_model_call`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from cwp_client import AsyncPlannerSession, Plan, PlannerSession
 from cwp_client.hooks import missing_framework
-from cwp_client.hooks._window import placed_window, text_of
+from cwp_client.hooks._window import Placed, placed_request, placed_window, text_of
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+    from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import (
         AnyMessage,
         convert_to_messages,
@@ -41,7 +50,7 @@ except ImportError as error:
         error
     )
 
-__all__ = ["PlannedWindow", "to_openai", "window_messages"]
+__all__ = ["PlannedWindow", "request_model", "to_openai", "window_messages"]
 
 # The LangChain message each OpenAI message sent came from; None when that message became more
 # than one OpenAI message (it is then not mapped back whole).
@@ -50,13 +59,48 @@ Origins = list[int | None]
 
 class PlannedWindow(AgentMiddleware):
     """`create_agent(..., middleware=[PlannedWindow(session)])`; `plans` lists the plans made,
-    one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`)."""
+    one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
+    `summarize`: True for summaries by the request's model, a function for summaries by it, None
+    to leave them to the session (see the module's docstring)."""
 
-    def __init__(self, session: PlannerSession | AsyncPlannerSession, **options: Any) -> None:
+    def __init__(
+        self,
+        session: PlannerSession | AsyncPlannerSession,
+        *,
+        summarize: Callable[[dict[str, Any]], Any] | Literal[True] | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__()
         self.session = session
+        self.summarize = summarize
         self.options = options
         self.plans: list[Plan] = []
+
+    def _options(
+        self, request: ModelRequest, sent: list[dict[str, Any]], origins: Origins, run: str
+    ) -> dict[str, Any]:
+        options: dict[str, Any] = {**self.options, "format": "openai"}
+        if self.summarize is None:
+            return options
+        if self.summarize is not True:
+            options["summarize"] = self.summarize
+            return options
+
+        def messages_for(model_request: dict[str, Any]) -> list[AnyMessage]:
+            placed = placed_request(model_request.get("messages") or [], sent)
+            system = [request.system_message] if request.system_message is not None else []
+            return [*system, *messages_from(request.messages, origins, placed)]
+
+        def summarize(model_request: dict[str, Any]) -> str:
+            answer = request_model(request).invoke(messages_for(model_request))
+            return text_of(answer.content)
+
+        async def asummarize(model_request: dict[str, Any]) -> str:
+            answer = await request_model(request).ainvoke(messages_for(model_request))
+            return text_of(answer.content)
+
+        options["summarize"] = summarize if run == "sync" else asummarize
+        return options
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
@@ -64,7 +108,7 @@ class PlannedWindow(AgentMiddleware):
         if not isinstance(self.session, PlannerSession):
             raise TypeError("agent.invoke plans through a PlannerSession (ainvoke: async)")
         sent, origins = to_openai(request.messages)
-        plan = self.session.plan(sent, **{**self.options, "format": "openai"})
+        plan = self.session.plan(sent, **self._options(request, sent, origins, "sync"))
         self.plans.append(plan)
         window = window_messages(request.messages, sent, origins, plan)
         return handler(request.override(messages=window))
@@ -77,10 +121,27 @@ class PlannedWindow(AgentMiddleware):
         if not isinstance(self.session, AsyncPlannerSession):
             raise TypeError("agent.ainvoke plans through an AsyncPlannerSession")
         sent, origins = to_openai(request.messages)
-        plan = await self.session.plan(sent, **{**self.options, "format": "openai"})
+        plan = await self.session.plan(sent, **self._options(request, sent, origins, "async"))
         self.plans.append(plan)
         window = window_messages(request.messages, sent, origins, plan)
         return await handler(request.override(messages=window))
+
+
+def request_model(request: ModelRequest) -> Any:
+    """The request's chat model, bound as the agent binds it for the request: its tools and tool
+    choice, and its model settings."""
+    model = request.model
+    settings = dict(request.model_settings or {})
+    if request.tools:
+        if request.tool_choice is not None:
+            settings["tool_choice"] = request.tool_choice
+        try:
+            return model.bind_tools(request.tools, **settings)
+        except NotImplementedError:
+            pass
+    if settings and isinstance(model, BaseChatModel):
+        return model.bind(**settings)
+    return model
 
 
 def to_openai(messages: Sequence[AnyMessage]) -> tuple[list[dict[str, Any]], Origins]:
@@ -101,8 +162,15 @@ def window_messages(
     plan: Plan,
 ) -> list[AnyMessage]:
     """The plan's window as LangChain messages (see the module's docstring)."""
+    return messages_from(originals, origins, placed_window(plan, sent))
+
+
+def messages_from(
+    originals: Sequence[AnyMessage], origins: Origins, placed_entries: Sequence[Placed]
+) -> list[AnyMessage]:
+    """Placed entries as LangChain messages (see the module's docstring)."""
     messages: list[AnyMessage] = []
-    for placed in placed_window(plan, sent):
+    for placed in placed_entries:
         origin = None if placed.source is None else origins[placed.source]
         if origin is None:
             messages.extend(cast(list[AnyMessage], convert_to_messages([placed.entry])))

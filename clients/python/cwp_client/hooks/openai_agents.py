@@ -11,36 +11,61 @@ each kept item as the SDK gave it, the drop notice as a new user message, and a 
 shaped (`collapse`, `cap`) as the SDK's own `function_call_output` item with `output` replaced by
 its new text.
 
-One filter serves one run: its `AsyncPlannerSession` carries the run's records and iteration
-numbers from one model call to the next.
+Summaries (`docs/rules.md#summaries`): `PlannedInput(session, summarize=True)` has the run's own
+model write the summary a plan asks for. The summary request's model request is Responses input
+(`{"instructions"?, "input"}`), which is what the SDK's `Model.get_response` takes: its items are
+mapped back onto the run's own items as a window is, and sent with the agent's model settings, no
+tools and no tracing; the text of the answer's output messages is the summary. The model is the
+agent's `Model`, or, for a model given by name (or none), the one the SDK's default provider makes
+of that name; a run whose `RunConfig` sets another model or provider passes it as `model`.
+`summarize` may instead be a function of the model request, returning the text (or an awaitable
+of it). The session's settings (`summary_instructions`, `min_span_tokens`, `replan`) apply.
+
+One filter serves one run: its `AsyncPlannerSession` carries the run's records, iteration numbers
+and summaries from one model call to the next.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
 
 from cwp_client import AsyncPlannerSession, Plan
 from cwp_client.hooks import missing_framework
-from cwp_client.hooks._window import placed_window, text_of
+from cwp_client.hooks._window import Placed, placed_request, placed_window, text_of
 from cwp_client.planner import to_json
 
 try:
+    from agents import Model, ModelSettings, ModelTracing
+    from agents.models.multi_provider import MultiProvider
     from agents.run_config import CallModelData, ModelInputData
 except ImportError as error:
     raise ImportError(
         missing_framework(__name__, "the OpenAI Agents SDK", "openai-agents"), name=error.name
     ) from error
 
-__all__ = ["PlannedInput", "window_items"]
+__all__ = ["PlannedInput", "summarize_with", "window_items"]
+
+Summarize = Callable[[dict[str, Any]], Awaitable[str] | str]
 
 
 class PlannedInput:
     """`RunConfig(call_model_input_filter=PlannedInput(session))`; `plans` lists the plans made,
-    one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`)."""
+    one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
+    `summarize`: True for summaries by the run's model (or `model`), a function for summaries by
+    it, None to leave them to the session (see the module's docstring)."""
 
-    def __init__(self, session: AsyncPlannerSession, **options: Any) -> None:
+    def __init__(
+        self,
+        session: AsyncPlannerSession,
+        *,
+        summarize: Summarize | Literal[True] | None = None,
+        model: Model | None = None,
+        **options: Any,
+    ) -> None:
         self.session = session
+        self.summarize = summarize
+        self.model = model
         self.options = options
         self.plans: list[Plan] = []
 
@@ -51,22 +76,84 @@ class PlannedInput:
             options["system"] = instructions
         items = list(data.model_data.input)
         sent = to_json(items)
+        if self.summarize is True:
+            model = self.model or run_model(data)
+            settings = data.agent.model_settings
+            options["summarize"] = summarize_with(model, items, sent, settings)
+        elif self.summarize is not None:
+            options["summarize"] = self.summarize
         plan = await self.session.plan(sent, **options)
         self.plans.append(plan)
         return ModelInputData(input=window_items(items, sent, plan), instructions=instructions)
 
 
+def run_model(data: CallModelData[Any]) -> Model:
+    """The agent's model: its `Model`, or the default provider's for its name (or none)."""
+    model = data.agent.model
+    if isinstance(model, Model):
+        return model
+    return MultiProvider().get_model(model)
+
+
+def summarize_with(
+    model: Model,
+    items: Sequence[Any],
+    sent: Sequence[Any],
+    settings: ModelSettings | None = None,
+) -> Callable[[dict[str, Any]], Awaitable[str]]:
+    """A summarizer that sends a summary request's model request to `model`, the run's own items
+    in it where the request has them (`items`, as planned: `sent`)."""
+
+    async def summarize(request: dict[str, Any]) -> str:
+        placed = placed_request(request.get("input") or [], sent)
+        response = await model.get_response(
+            system_instructions=request.get("instructions"),
+            input=items_from(items, placed),
+            model_settings=settings or ModelSettings(),
+            tools=[],
+            output_schema=None,
+            handoffs=[],
+            tracing=ModelTracing.DISABLED,
+            previous_response_id=None,
+            conversation_id=None,
+            prompt=None,
+        )
+        return output_text(response.output)
+
+    return summarize
+
+
+def output_text(output: Sequence[Any]) -> str:
+    """The text of a response's output messages."""
+    texts: list[str] = []
+    for item in output:
+        item = to_json(item)
+        if isinstance(item, dict) and item.get("type") == "message":
+            texts.extend(
+                part.get("text", "")
+                for part in item.get("content") or []
+                if isinstance(part, dict) and part.get("type") == "output_text"
+            )
+    return "".join(texts)
+
+
 def window_items(items: Sequence[Any], sent: Sequence[Any], plan: Plan) -> list[Any]:
     """The plan's window as input items: each kept item the caller's own, a shaped result the
     caller's item with `output` replaced, the notice as the planner wrote it."""
+    return items_from(items, placed_window(plan, sent))
+
+
+def items_from(items: Sequence[Any], placed: Sequence[Placed]) -> list[Any]:
+    """Placed entries as input items (see `window_items`)."""
     window: list[Any] = []
-    for placed in placed_window(plan, sent):
-        if placed.source is None:
-            window.append(placed.entry)
-        elif placed.shaped:
-            window.append(with_output(items[placed.source], text_of(placed.entry.get("output"))))
+    for placed_entry in placed:
+        if placed_entry.source is None:
+            window.append(placed_entry.entry)
+        elif placed_entry.shaped:
+            text = text_of(placed_entry.entry.get("output"))
+            window.append(with_output(items[placed_entry.source], text))
         else:
-            window.append(items[placed.source])
+            window.append(items[placed_entry.source])
     return window
 
 

@@ -21,21 +21,32 @@ messages verbatim) brings back the original part or response; a result the plan 
 request keeps the parts whose messages stayed (the original object when all did, unchanged). A
 new `user` entry, the drop notice, becomes a request of its own. Any other new entry is not
 mapped back: the capability raises rather than send the model something else.
+
+Summaries (`docs/rules.md#summaries`): `PlannedWindow(session, summarize=True)` has the request's
+own model write the summary a plan asks for, through a direct model request
+(`pydantic_ai.direct.model_request`). The summary request's model request is OpenAI messages,
+mapped back onto the run's messages as a window is (the summary it holds and the instruction are
+user prompts of requests of their own), and sent with the request's model settings and parameters
+(its tools and instructions, so a prompt cache can serve its prefix); the text of the answer is the
+summary. `summarize` may instead be a function of the model request, returning the text (or an
+awaitable of it). The session's settings (`summary_instructions`, `min_span_tokens`, `replan`)
+apply.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
 
 from cwp_client import AsyncPlannerSession, Plan
 from cwp_client.hooks import missing_framework
-from cwp_client.hooks._window import placed_window, text_of
+from cwp_client.hooks._window import Placed, placed_request, placed_window, text_of
 
 try:
     from pydantic_ai import RunContext
     from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.direct import model_request
     from pydantic_ai.messages import (
         ModelMessage,
         ModelRequest,
@@ -54,7 +65,7 @@ except ImportError as error:
         missing_framework(__name__, "Pydantic AI", "pydantic-ai"), name=error.name
     ) from error
 
-__all__ = ["PlannedWindow", "to_openai", "window_messages"]
+__all__ = ["PlannedWindow", "summarize_with", "to_openai", "window_messages"]
 
 # Where a sent message came from: (message index, part index), the part index None for a response.
 Origin = tuple[int, int | None]
@@ -62,10 +73,19 @@ Origin = tuple[int, int | None]
 
 class PlannedWindow(AbstractCapability[Any]):
     """`Agent(..., capabilities=[PlannedWindow(session)])`; `plans` lists the plans made, one
-    per model request. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`)."""
+    per model request. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
+    `summarize`: True for summaries by the request's model, a function for summaries by it, None
+    to leave them to the session (see the module's docstring)."""
 
-    def __init__(self, session: AsyncPlannerSession, **options: Any) -> None:
+    def __init__(
+        self,
+        session: AsyncPlannerSession,
+        *,
+        summarize: Callable[[dict[str, Any]], Awaitable[str] | str] | Literal[True] | None = None,
+        **options: Any,
+    ) -> None:
         self.session = session
+        self.summarize = summarize
         self.options = options
         self.plans: list[Plan] = []
 
@@ -74,10 +94,34 @@ class PlannedWindow(AbstractCapability[Any]):
     ) -> ModelRequestContext:
         messages = request_context.messages
         sent, origins = to_openai(messages)
-        plan = await self.session.plan(sent, **{**self.options, "format": "openai"})
+        options: dict[str, Any] = {**self.options, "format": "openai"}
+        if self.summarize is True:
+            options["summarize"] = summarize_with(request_context, sent, origins)
+        elif self.summarize is not None:
+            options["summarize"] = self.summarize
+        plan = await self.session.plan(sent, **options)
         self.plans.append(plan)
         window = window_messages(messages, sent, origins, plan)
         return dataclasses.replace(request_context, messages=window)
+
+
+def summarize_with(
+    request_context: ModelRequestContext, sent: Sequence[dict[str, Any]], origins: list[Origin]
+) -> Callable[[dict[str, Any]], Awaitable[str]]:
+    """A summarizer that sends a summary request's model request to the request's model, with
+    its settings and parameters, the run's own messages in it where the request has them."""
+
+    async def summarize(request: dict[str, Any]) -> str:
+        placed = placed_request(request.get("messages") or [], sent)
+        response = await model_request(
+            request_context.model,
+            messages_from(request_context.messages, origins, placed),
+            model_settings=request_context.model_settings,
+            model_request_parameters=request_context.model_request_parameters,
+        )
+        return "".join(part.content for part in response.parts if isinstance(part, TextPart))
+
+    return summarize
 
 
 def part_to_openai(part: ModelRequestPart) -> dict[str, Any] | None:
@@ -138,10 +182,17 @@ def window_messages(
     plan: Plan,
 ) -> list[ModelMessage]:
     """The plan's window as Pydantic AI messages (see the module's docstring)."""
+    return messages_from(messages, origins, placed_window(plan, sent))
+
+
+def messages_from(
+    messages: Sequence[ModelMessage], origins: Sequence[Origin], placed_entries: Sequence[Placed]
+) -> list[ModelMessage]:
+    """Placed entries as Pydantic AI messages (see the module's docstring)."""
     # Each window entry: the origin of the message it is, with the new text of a shaped result
     # (None when its text is the one sent), or the notice's text.
     placed: list[tuple[Origin, str | None] | str] = []
-    for entry in placed_window(plan, sent):
+    for entry in placed_entries:
         if entry.source is None:
             if entry.entry.get("role") != "user":
                 raise ValueError(f"a planned {entry.entry.get('role')!r} message is not one sent")

@@ -3,11 +3,18 @@
  * `import { planEachStep } from 'context-window-planner-client/vercel-ai'`, then
  * `generateText({ ..., prepareStep: planEachStep(session) })`.
  *
- * `ai` is an optional peer dependency of this package: only this entry point uses it, and only
- * for its types, so the client itself (`context-window-planner-client`) needs none of it.
+ * `ai` is an optional peer dependency of this package: only this entry point uses it (its types,
+ * and `generateText` for the summaries the step's model writes), so the client itself
+ * (`context-window-planner-client`) needs none of it.
  */
 
-export { planEachStep, type PlanEachStepOptions, type PlannedStep } from './prepare-step.js';
+export {
+  planEachStep,
+  summarizeWith,
+  type PlanEachStepOptions,
+  type PlannedStep,
+  type SummaryCallSettings,
+} from './prepare-step.js';
 export {
   fromPlannedWindow,
   toNativeMessages,
