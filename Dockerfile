@@ -7,6 +7,7 @@ ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         cargo=0.66.0+ds1-1 rustc=1.63.0+dfsg1-2 librust-pyo3-dev=0.17.3-1 \
+        librust-sha2-dev=0.10.5-1 \
     && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY app ./app

@@ -48,7 +48,13 @@ compiled: | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/python -m app
 
-test: $(STAMP_TEST) lint typecheck pytest
+test: $(STAMP_TEST) lint typecheck pytest test-rust
+
+# The compiled reader's own Rust unit tests (`cargo test`); one line and no failure where there is
+# no cargo or the reader did not build, unless CWP_REQUIRE_COMPILED_READER=1.
+.PHONY: test-rust
+test-rust: $(STAMP_TEST)
+	@$(BIN)/python compiled_reader/build.py --cargo-test $(if $(filter 1,$(CWP_REQUIRE_COMPILED_READER)),--require)
 
 test-fast: $(STAMP_TEST) lint
 	$(BIN)/pytest -n auto -m "not slow and not e2e"

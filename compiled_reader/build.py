@@ -10,20 +10,26 @@ Crates come from Debian's crate directory when it exists: the offline source rep
 (maturin passes no `--config` to its `cargo metadata` step). Elsewhere cargo's defaults apply, tried
 once.
 PyO3 0.17 knows interpreters up to 3.11; a newer one gets the stable-ABI build (`abi3`).
+
+`--cargo-test` runs the crate's own unit tests instead (`cargo test`, without the
+`extension-module` feature, so the test binary links libpython and runs on its own); where there is
+no cargo it prints one line and succeeds, unless `--require`.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEBIAN_CRATES = Path("/usr/share/cargo/registry")
-HOW_TO_GET = "apt-get install cargo librust-pyo3-dev"
+HOW_TO_GET = "apt-get install cargo librust-pyo3-dev librust-sha2-dev"
 # A build that hangs (a registry that never answers) is a failed build, not a stuck command.
 BUILD_TIMEOUT_SECONDS = 900
 
@@ -79,8 +85,47 @@ def build(crates: Path = DEBIAN_CRATES, log_path: Path | None = None) -> str | N
     return failure_reason(log)
 
 
+def cargo_test(crates: Path = DEBIAN_CRATES) -> str | None:
+    """Run `cargo test` on the crate; None when it passed, else the reason it did not run or
+    failed (its output goes to this process's)."""
+    if shutil.which("cargo") is None:
+        return "cargo not found"
+    env = dict(os.environ, PYO3_PYTHON=sys.executable)
+    libdir = sysconfig.get_config_var("LIBDIR")
+    if libdir:  # a shared libpython, which the test binary loads
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            filter(None, (libdir, os.environ.get("LD_LIBRARY_PATH")))
+        )
+    command = ["cargo", "test", "--quiet", "--no-default-features"]
+    with tempfile.TemporaryDirectory(prefix="cwp-cargo-home-") as cargo_home:
+        if crates.is_dir():
+            shutil.copyfile(HERE / "debian-crates.toml", Path(cargo_home) / "config.toml")
+            env["CARGO_HOME"] = cargo_home
+        try:
+            result = subprocess.run(
+                command, cwd=HERE, env=env, timeout=BUILD_TIMEOUT_SECONDS, check=False
+            )
+        except subprocess.TimeoutExpired:
+            return f"cargo test took more than {BUILD_TIMEOUT_SECONDS} s"
+    return None if result.returncode == 0 else f"cargo test failed (exit {result.returncode})"
+
+
 def main(argv: list[str]) -> int:
     require = "--require" in argv
+    if "--cargo-test" in argv:
+        skipped = None
+        if shutil.which("cargo") is None:
+            skipped = "cargo not found"
+        elif importlib.util.find_spec("cwp_compiled_reader") is None:
+            skipped = "the reader did not build here"
+        if skipped is not None:
+            print(f"compiled reader's Rust tests skipped ({skipped})", file=sys.stderr)
+            return 1 if require else 0
+        reason = cargo_test()
+        if reason is not None:
+            print(f"compiled reader's Rust tests: {reason}", file=sys.stderr)
+            return 1
+        return 0
     log_path = Path(sys.prefix) / "compiled-reader-build.log"
     log_path.unlink(missing_ok=True)
     reason = build(log_path=log_path)

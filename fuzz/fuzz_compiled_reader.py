@@ -21,6 +21,9 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -37,7 +40,25 @@ FORMAT_SEEDS = (
     b'{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"done"},'
     b'{"type":"text","text":"next"}]}],"system":"s","strategy":{"kind":"sliding-window",'
     b'"keep_recent_turns":1},"cap":{"max_chars":2},"include_window":true}',
+    b'{"format":"responses","system":"s","messages":[{"type":"message","role":"user","content":'
+    b'"go"},{"type":"reasoning","id":"r1"},{"type":"message","role":"assistant","content":[{"type":'
+    b'"output_text","text":"on it"}]},{"type":"function_call","call_id":"c1","name":"t","arguments"'
+    b':"{}"},{"type":"function_call_output","call_id":"c1","output":"done"},{"role":"user",'
+    b'"content":[{"type":"input_text","text":"next"}]}],"strategy":{"kind":"sliding-window",'
+    b'"keep_recent_turns":1},"include_window":true}',
+    b'{"format":"gemini","messages":[{"role":"user","parts":[{"text":"go"}]},{"role":"model",'
+    b'"parts":[{"text":"hm","thought":true},{"functionCall":{"name":"t","args":{"a":1}}},'
+    b'{"functionCall":{"id":"c2","name":"t","args":{}}}]},{"role":"user","parts":[{'
+    b'"functionResponse":{"name":"t","response":{"output":"ok"}}},{"functionResponse":{"id":"c2",'
+    b'"name":"t","response":{"v":[1,2]}}},{"text":"next"}]}],"strategy":{"kind":"sliding-window",'
+    b'"keep_recent_turns":1},"include_window":true}',
+    b'{"format":"bedrock","messages":[{"role":"user","content":[{"text":"go"}]},{"role":'
+    b'"assistant","content":[{"text":"on it"},{"toolUse":{"toolUseId":"c1","name":"t","input":'
+    b'{"k":1}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"c1","content":[{"text":'
+    b'"a"},{"json":{"b":2}}]}},{"text":"next","injected":true}]}],"strategy":{"kind":'
+    b'"sliding-window","keep_recent_turns":1},"cap":{"max_chars":2},"include_window":true}',
 )
+DIALECTS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
 
 
 class Target:
@@ -48,6 +69,8 @@ class Target:
         from app.core.diagnostics import findings
         from app.core.messages import Message, ToolCall
         from app.core.turns import Segment, Survey, survey
+        from app.errors import InvalidRequest
+        from app.formats import read_messages
         from app.main import create_app
         from app.settings import Settings
         from bench.asgi import call_asgi
@@ -58,6 +81,7 @@ class Target:
         self.types = (Message, ToolCall)
         self.survey_types = (Segment, Survey)
         self.python_survey, self.python_findings = survey, findings
+        self.read_messages, self.invalid = read_messages, InvalidRequest
         self.fast = create_app(Settings(compiled_reader=True))
         self.reference = create_app(Settings(compiled_reader=False))
         self.call = call_asgi
@@ -89,16 +113,25 @@ class Target:
             return
         for index in range(count):
             scan.block_count(index)
-        for format_name in ("native", "openai", "anthropic"):
+        for format_name in DIALECTS:
             scan.read(format_name, *self.types)
             read, surveyed = scan.read_surveyed(format_name, *self.types, *self.survey_types)
             if surveyed is not None:  # every message read by the module: the Python passes'
                 assert surveyed == self.python_survey(read), data[:400]
                 assert self.compiled.findings(read) == self.python_findings(read), data[:400]
+                # and the Python reader's messages, which it reads without an error
+                assert read == self.python_read(data, format_name), data[:400]
         scan.release()
         for index in range(count):
             scan.block_count(index)
             scan.span(index)
+
+    def python_read(self, data: bytes, format_name: str) -> Any:
+        """The format's Python reader over the body's messages."""
+        try:
+            return self.read_messages(orjson.loads(data)["messages"], format_name)
+        except self.invalid as invalid:
+            raise AssertionError(f"the module read what Python refuses: {invalid}") from None
 
 
 def main() -> None:

@@ -11,7 +11,11 @@ do not read plainly is parsed here and read by the format's own Python reader, a
 refuses raises `Unanswered`, so the whole request is read again by the Python path, which words the
 422. So does an Anthropic assistant message holding a `compaction` block: whether that block is the
 transcript's compaction artifact depends on the messages after it, which only the whole reading
-sees. Formats other than native, OpenAI and Anthropic are not read here.
+sees. Bedrock is read message by message as Anthropic is; Responses and Gemini read a message with
+the ones before it (a run of items, the calls a response answers), so the module reads the whole
+list or hands it back, and the format's Python reader then reads every message. The window of
+those three is written by the format's own writer over the parsed messages, each message it keeps
+as sent then written as its own bytes.
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ import orjson
 from app.core.messages import Message, ToolCall
 from app.core.turns import Segment, Survey
 from app.errors import InvalidRequest
-from app.formats import anthropic, native, openai
+from app.formats import anthropic, bedrock, gemini, native, openai, responses
 from app.formats.detect import detect_format
 from app.formats.fields import JsonObject, Problems, message_object
 
-SCANNED_FORMATS = ("native", "openai", "anthropic")
+SCANNED_FORMATS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
 ONE_TO_ONE = {"native": native, "openai": openai}
+# The formats whose window is written by their own writer (`window`).
+WRITTEN = {"responses": responses.DIALECT, "gemini": gemini.DIALECT, "bedrock": bedrock.DIALECT}
 NO_ARTIFACT = anthropic.LastArtifact(())
 
 
@@ -90,6 +96,11 @@ class ScannedMessages(Sequence[Any]):
             raise Unanswered
         read, self.survey = self.scan.read_surveyed(format_name, Message, ToolCall, Segment, Survey)
         self.scan.release()  # read once: the window needs only the spans and block counts
+        if read is None:  # a Responses or Gemini list handed back whole
+            try:
+                return WRITTEN[format_name].read(list(self))
+            except InvalidRequest:
+                raise Unanswered from None
         if self.survey is not None:  # every caller message read by the module
             return read  # type: ignore[no-any-return]
         messages: list[Message] = []
@@ -115,6 +126,11 @@ class ScannedMessages(Sequence[Any]):
                 )
             if core is not None:
                 out.append(core)
+        elif format_name == "bedrock":
+            if not (type(value) is dict and bedrock.read_plain(value, index, out)):
+                message = message_object(value, index, problems)
+                if message is not None:
+                    bedrock.read_message(message, index, problems, out)
         elif anthropic.holds_compaction(value):
             raise Unanswered
         elif not (type(value) is dict and anthropic.read_plain(value, index, out)):
@@ -137,6 +153,9 @@ class ScannedMessages(Sequence[Any]):
         """`app.formats.write_window` of this transcript, kept messages as their own bytes."""
         if format_name == "anthropic":
             return self.block_window(core, removed, notice, texts)
+        written = WRITTEN.get(format_name)
+        if written is not None:
+            return self.written_window(written, core, removed, notice, texts)
         dialect = ONE_TO_ONE[format_name]
         count = self.size
         positions: Iterator[int | None] = iter(range(count))
@@ -154,6 +173,35 @@ class ScannedMessages(Sequence[Any]):
             else:
                 window.append(self.verbatim(position))
         return window
+
+    def written_window(
+        self,
+        dialect: Any,
+        core: Sequence[Message],
+        removed: tuple[int, int] | None,
+        notice: str | None,
+        texts: Mapping[int, str],
+    ) -> list[Any]:
+        """The format's own `write_window` over the parsed messages; a message it keeps as sent
+        (the very object) is written as its own bytes where orjson would write them so."""
+        if removed is None and not texts:  # every writer keeps every message as sent
+            return [self.verbatim(index) for index in range(self.size)]
+        parsed = list(self)
+        window = dialect.write_window(parsed, core, removed, notice, texts)
+        positions = {id(value): index for index, value in enumerate(parsed)}
+        out: list[Any] = []
+        for value in window:
+            index = positions.get(id(value))
+            kept = index is not None and value is parsed[index]
+            out.append(self.verbatim_parsed(index) if kept else value)  # type: ignore[arg-type]
+        return out
+
+    def verbatim_parsed(self, index: int) -> Any:
+        """`verbatim` of a message already parsed: its bytes when canonical, else its value."""
+        start, end, canonical = self.scan.span(index)
+        if canonical:
+            return orjson.Fragment(self.view[start:end].tobytes())
+        return self[index]
 
     def block_window(
         self,

@@ -55,6 +55,7 @@ if not compiled.available():
     pytest.skip("the compiled reader is not built", allow_module_level=True)
 
 PLAN = "/v1/window/plan"
+DIALECTS = ["native", "openai", "anthropic", "responses", "gemini", "bedrock"]
 COMPILED_APP = create_app(Settings(compiled_reader=True))
 PYTHON_APP = create_app(Settings(compiled_reader=False))
 METRICS = create_metrics()
@@ -81,6 +82,15 @@ def compiled_answers(body: bytes) -> bool:
     return True
 
 
+def module_reads_every_message(body: bytes, format_name: str) -> bool:
+    """Whether the module itself reads every caller message of `body` (none handed back to the
+    format's Python reader), and reads them as that reader does."""
+    read = compiled.scan(body, 64).read(format_name, Message, ToolCall)
+    if read is None or any(type(item) is int for item in read):
+        return False
+    return bool(read == read_messages(orjson.loads(body)["messages"], format_name))
+
+
 def scan_accepts(body: bytes) -> bool:
     """Whether the scan reads `body` (it leaves integers beyond 18 digits to Python, say)."""
     try:
@@ -103,7 +113,7 @@ def respaced(body: bytes) -> bytes:
     return json.dumps(orjson.loads(body), indent=1, ensure_ascii=True).encode()
 
 
-@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("format_name", DIALECTS)
 @pytest.mark.parametrize("messages", [50, 1_000])
 @pytest.mark.parametrize("shaped", [False, True])
 def test_benchmark_bodies_are_answered_by_the_compiled_path_byte_for_byte(
@@ -111,6 +121,7 @@ def test_benchmark_bodies_are_answered_by_the_compiled_path_byte_for_byte(
 ) -> None:
     body = plan_body(messages, format_name, shaped=shaped)
     assert compiled_answers(body)
+    assert module_reads_every_message(body, format_name)
     assert assert_same_answer(body) == 200
     auto = orjson.loads(body)
     del auto["format"]
@@ -118,7 +129,7 @@ def test_benchmark_bodies_are_answered_by_the_compiled_path_byte_for_byte(
     assert assert_same_answer(respaced(body)) == 200
 
 
-@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("format_name", DIALECTS)
 @pytest.mark.parametrize(
     "tokenizer", ["estimate", pytest.param("o200k_base", marks=pytest.mark.slow)]
 )
@@ -136,7 +147,7 @@ def test_token_counting_bodies_are_answered_by_the_compiled_path(
 
 
 @pytest.mark.parametrize("example", FIT_EXAMPLES, ids=lambda example: example.name)
-@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("format_name", DIALECTS)
 def test_the_fit_examples_give_the_python_answer(example: Any, format_name: str) -> None:
     encoded = orjson.dumps(fit_body(format_name, example))
     assert compiled_answers(encoded)
@@ -168,8 +179,8 @@ def test_api_plan_examples_give_the_python_answer(name: str) -> None:
     assert status == 200
     value = PLAN_EXAMPLES[name]["value"]
     # An Anthropic compaction block is the one thing the compiled path leaves to Python.
-    if value.get("format", "auto") in ("native", "openai", "anthropic"):
-        assert compiled_answers(body) == (not compacted(value["messages"]))
+    anthropic = value.get("format", "auto") in ("anthropic", "auto")
+    assert compiled_answers(body) == (not (anthropic and compacted(value["messages"])))
 
 
 TRANSCRIPT_CASES = st.sampled_from(sorted(TRANSCRIPTS)).flatmap(
@@ -226,7 +237,7 @@ def test_property_transcripts_give_the_python_answer(
         assert compiled_answers(encoded) == (format_name != "anthropic" or not compacted(messages))
 
 
-@pytest.mark.parametrize("format_name", ["native", "openai", "anthropic"])
+@pytest.mark.parametrize("format_name", DIALECTS)
 @pytest.mark.parametrize(
     "options",
     [
@@ -470,7 +481,23 @@ JSON_LEAVES = st.one_of(
     st.integers(-(2**70), 2**70),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=12),
-    st.sampled_from(["user", "assistant", "tool", "system", "developer", "text", "tool_use"]),
+    st.sampled_from(
+        [
+            "user",
+            "assistant",
+            "tool",
+            "system",
+            "developer",
+            "text",
+            "tool_use",
+            "model",
+            "message",
+            "function_call",
+            "function_call_output",
+            "reasoning",
+            "output_text",
+        ]
+    ),
 )
 JSON_VALUES = st.recursive(
     JSON_LEAVES,
@@ -494,6 +521,17 @@ JSON_VALUES = st.recursive(
                     "injected",
                     "not_dispatched",
                     "function",
+                    "call_id",
+                    "output",
+                    "parts",
+                    "functionCall",
+                    "functionResponse",
+                    "args",
+                    "response",
+                    "toolUse",
+                    "toolResult",
+                    "toolUseId",
+                    "json",
                     "x",
                 ]
             ),
@@ -508,7 +546,7 @@ JSON_VALUES = st.recursive(
 @PROPERTIES
 @given(
     messages=st.lists(JSON_VALUES, max_size=6),
-    format_name=st.sampled_from(["auto", "native", "openai", "anthropic"]),
+    format_name=st.sampled_from(["auto", *DIALECTS]),
 )
 def test_arbitrary_messages_give_the_python_answer(messages: list[Any], format_name: str) -> None:
     body = {"messages": messages, "format": format_name}
@@ -554,7 +592,7 @@ def image_bodies() -> list[tuple[str, bytes]]:
 
     bodies: list[tuple[str, bytes]] = []
     for format_name, with_images, _, _ in CASES:
-        if format_name in ("openai", "anthropic"):
+        if format_name in DIALECTS:
             body = {
                 "format": format_name,
                 "messages": with_images,
@@ -610,3 +648,61 @@ def test_a_result_with_an_image_is_cleared_alike_on_both_paths(format_name: str)
     assert compiled_answers(body)
     shaped = orjson.loads(answer(COMPILED_APP, body)[1])["shaped"]
     assert [(e["tool_call_id"], e["chars_before"]) for e in shaped] == [("c1", 4), ("c2", 300)]
+
+
+GEMINI_WITHOUT_IDS = [
+    {"role": "user", "parts": [{"text": "Check both racks."}]},
+    {
+        "role": "model",
+        "parts": [
+            {"text": "Looking.", "thought": True},
+            {"functionCall": {"name": "look", "args": {"rack": "a"}}},
+            {"functionCall": {"name": "look", "args": {"rack": "b"}}},
+            {"functionCall": {"name": "probe", "id": "p1", "args": {}}},
+        ],
+    },
+    {
+        "role": "user",
+        "parts": [
+            {"functionResponse": {"name": "look", "response": {"output": "39C"}}},
+            {"functionResponse": {"name": "look", "response": {"temp": 41, "unit": "C"}}},
+            {"functionResponse": {"name": "look", "response": {"output": "extra"}}},
+            {"functionResponse": {"name": "probe", "id": "p1"}},
+            {"text": "Anything else?"},
+        ],
+    },
+    {"role": "model", "parts": [{"text": "Rack b runs warm."}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "late", "response": {}}}]},
+]
+
+
+@pytest.mark.parametrize("spaced", [False, True])
+@pytest.mark.parametrize("keep", [1, 3])
+def test_gemini_calls_without_ids_are_named_as_in_python(spaced: bool, keep: int) -> None:
+    """Generated ids (SHA-256 of the content's compact JSON): the module names them from the
+    content's own bytes when orjson would write them so, and hands the list back otherwise."""
+    body = orjson.dumps(
+        {
+            "messages": GEMINI_WITHOUT_IDS,
+            "format": "gemini",
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": keep},
+            "include_window": True,
+        }
+    )
+    body = respaced(body) if spaced else body
+    assert module_reads_every_message(body, "gemini") == (not spaced)
+    assert compiled_answers(body)
+    assert assert_same_answer(body) == 200
+
+
+@pytest.mark.parametrize("format_name", ["responses", "gemini", "bedrock"])
+@pytest.mark.parametrize("keep", [1, 2])
+def test_windows_of_the_other_dialects_are_the_python_windows(format_name: str, keep: int) -> None:
+    """Removed, shaped and kept messages: the format's own writer over the scanned messages."""
+    body = orjson.loads(plan_body(200, format_name, shaped=True))
+    body["strategy"] = {"kind": "sliding-window", "keep_recent_turns": keep}
+    body["include_window"] = True
+    encoded = orjson.dumps(body)
+    assert compiled_answers(encoded)
+    assert assert_same_answer(encoded) == 200
+    assert assert_same_answer(respaced(encoded)) == 200

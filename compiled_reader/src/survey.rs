@@ -1,0 +1,174 @@
+//! The survey: `app.core.turns.survey` computed here, message by message.
+//!
+//! Taken while the messages are read (or over any list of core messages), so the planner does not
+//! walk the transcript again in Python; the differential tests hold it to the Python survey.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFrozenSet, PyList, PySet, PyString, PyTuple};
+
+use crate::records::RecordClass;
+
+/// `app.core.turns.survey`, gathered one core message at a time (by `survey` from the messages'
+/// fields, or by `Scan::read` as it builds them).
+pub(crate) struct Surveyor<'py> {
+    pub(crate) py: Python<'py>,
+    pub(crate) segment: RecordClass,
+    pub(crate) segments: Vec<PyObject>,
+    pub(crate) callers: &'py PyList,
+    pub(crate) span_ends: &'py PyDict,
+    pub(crate) answered: &'py PySet,
+    pub(crate) system_turns: &'py PySet,
+    pub(crate) calls_by_turn: &'py PyDict,
+    pub(crate) call_names: &'py PyDict,
+    /// The call ids of the current turn (turns only go forward, so this is the one to add to).
+    pub(crate) turn_calls: Option<&'py PyList>,
+    pub(crate) turn: i64,
+    pub(crate) start: usize,
+    pub(crate) size: usize,
+    pub(crate) count: usize,
+}
+
+impl<'py> Surveyor<'py> {
+    pub(crate) fn new(py: Python<'py>, segment: &PyAny) -> PyResult<Self> {
+        Ok(Surveyor {
+            py,
+            segment: RecordClass::of(py, segment)?,
+            segments: Vec::new(),
+            callers: PyList::empty(py),
+            span_ends: PyDict::new(py),
+            answered: PySet::empty(py)?,
+            system_turns: PySet::empty(py)?,
+            calls_by_turn: PyDict::new(py),
+            call_names: PyDict::new(py),
+            turn_calls: None,
+            turn: -1,
+            start: 0,
+            size: 0,
+            count: 0,
+        })
+    }
+
+    // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
+    pub(crate) fn close_segment(&mut self, end: usize) -> PyResult<()> {
+        let py = self.py;
+        let fields = [self.turn.into_py(py), self.start.into_py(py), end.into_py(py), self.size.into_py(py)];
+        let made = self.segment.make(py, fields)?;
+        self.segments.push(made);
+        Ok(())
+    }
+
+    /// The next core message: its role, content length, `source` (None for its own position),
+    /// `source_end`, `tool_call_id` and the (id, name) of each of its `tool_calls`.
+    pub(crate) fn add(
+        &mut self,
+        role: &str,
+        size: usize,
+        source: Option<&PyAny>,
+        source_end: Option<&PyAny>,
+        call_id: &PyAny,
+        calls: &[(PyObject, PyObject)],
+    ) -> PyResult<()> {
+        let py = self.py;
+        let position = self.count;
+        self.count += 1;
+        let is_tool = role == "tool";
+        if !is_tool || self.turn < 0 {
+            if self.turn >= 0 {
+                self.close_segment(position)?;
+            }
+            self.turn += 1;
+            self.turn_calls = None;
+            self.start = position;
+            self.size = 0;
+        }
+        self.size += size;
+        match source {
+            None => self.callers.append(position)?,
+            Some(source) => self.callers.append(source)?,
+        }
+        if let Some(source_end) = source_end {
+            self.span_ends.set_item(position, source_end)?;
+        }
+        if is_tool {
+            if call_id.is_true()? {
+                self.answered.add(call_id)?;
+            }
+        } else if role == "system" {
+            self.system_turns.add(self.turn)?;
+        } else if !calls.is_empty() {
+            let made = match self.turn_calls {
+                Some(found) => found,
+                None => {
+                    let fresh = PyList::empty(py);
+                    self.calls_by_turn.set_item(self.turn, fresh)?;
+                    self.turn_calls = Some(fresh);
+                    fresh
+                }
+            };
+            for (id, _) in calls {
+                made.append(id)?;
+            }
+            for (id, name) in calls {
+                if name.as_ref(py).is_true()? && !self.call_names.contains(id)? {
+                    self.call_names.set_item(id, name)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(mut self, survey: &PyAny) -> PyResult<PyObject> {
+        let py = self.py;
+        if self.count > 0 {
+            self.close_segment(self.count)?;
+        }
+        let frozenset = py.get_type::<PyFrozenSet>();
+        RecordClass::of(py, survey)?.make(
+            py,
+            [
+                PyTuple::new(py, self.segments).into_py(py),
+                self.callers.into_py(py),
+                self.span_ends.into_py(py),
+                frozenset.call1((self.answered,))?.into_py(py),
+                frozenset.call1((self.system_turns,))?.into_py(py),
+                self.calls_by_turn.into_py(py),
+                self.call_names.into_py(py),
+            ],
+        )
+    }
+}
+
+/// `app.core.turns.survey` over core messages (any list of `Message`), built as its `Survey`.
+#[pyfunction]
+pub(crate) fn survey(
+    py: Python<'_>,
+    messages: &PyAny,
+    segment: &PyAny,
+    survey: &PyAny,
+) -> PyResult<PyObject> {
+    let mut surveyor = Surveyor::new(py, segment)?;
+    let mut calls: Vec<(PyObject, PyObject)> = Vec::new();
+    for item in messages.iter()? {
+        let message: &PyTuple = item?.downcast()?;
+        let role: &PyString = message.get_item(0)?.downcast()?;
+        let source = message.get_item(7)?;
+        let source_end = message.get_item(9)?;
+        calls.clear();
+        let made = message.get_item(2)?;
+        if made.is_true()? {
+            for call in made.iter()? {
+                let call: &PyTuple = call?.downcast()?;
+                calls.push((call.get_item(0)?.into_py(py), call.get_item(1)?.into_py(py)));
+            }
+        }
+        surveyor.add(
+            role.to_str()?,
+            message.get_item(1)?.len()?,
+            Some(source).filter(|found| !found.is_none()),
+            Some(source_end).filter(|found| !found.is_none()),
+            message.get_item(3)?,
+            &calls,
+        )?;
+    }
+    surveyor.finish(survey)
+}
