@@ -740,7 +740,7 @@ export type NoticeOut = {
     /**
      * Rung
      */
-    rung: 'rich' | 'plain';
+    rung: 'rich' | 'plain' | 'summary';
 };
 
 /**
@@ -1074,6 +1074,16 @@ export type PlanRequest = unknown & {
      */
     clear?: PlanClear | null;
     /**
+     * Ask for a summary of what a plan removes at the front: the answer then carries `summary_request`, a ready-to-send request to the agent's own model (the window sent before, up to the end of the removed span, and an instruction, so a provider prompt cache serves most of it). Send the text it answers in `summaries`. Off when absent or null; `{}` is every default.
+     */
+    summarize?: PlanSummarize | null;
+    /**
+     * Summaries
+     *
+     * Summaries obtained for earlier summary requests (the newest 16 at most). One that still matches the messages it covers and starts the removed span takes the notice's place; the others are reported in `summaries_ignored`. Read whether `summarize` is on or not; null is [].
+     */
+    summaries?: Array<PlanSummary> | null;
+    /**
      * Include Turns
      *
      * false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the transcript, while `evicted_messages`, the pins and the refusals say what an agent needs.
@@ -1158,6 +1168,20 @@ export type PlanResponse = {
      */
     shaped?: Array<ShapedOut> | null;
     /**
+     * With `summarize` or `summaries` only: what to ask the agent's own model to summarize (null when nothing is due).
+     */
+    summary_request?: SummaryRequestOut | null;
+    /**
+     * With `summarize` or `summaries` only: the entry whose summary is in the window (null: none).
+     */
+    summary_used?: SummaryUsedOut | null;
+    /**
+     * Summaries Ignored
+     *
+     * With `summarize` or `summaries` only: every other entry and why it did not apply.
+     */
+    summaries_ignored?: Array<SummaryIgnoredOut> | null;
+    /**
      * Diagnostics
      *
      * What in the transcript as sent a provider would refuse, or looks like a mistake; [] when nothing. Never changes a decision.
@@ -1170,6 +1194,61 @@ export type PlanResponse = {
      * The new window in the caller's format (left out when not asked for).
      */
     window?: Array<unknown> | null;
+};
+
+/**
+ * PlanSummarize
+ *
+ * The plan's `summarize` (docs/rules.md#summaries): when a span leaves at the front, the
+ * answer carries a summary request, ready to send to the agent's own model. `{}` is all
+ * defaults.
+ */
+export type PlanSummarize = {
+    /**
+     * Instructions
+     *
+     * The instruction the summary request ends with, as a user text.
+     */
+    instructions?: string;
+    /**
+     * Min Span Tokens
+     *
+     * A span under this many tokens (the request's tokenizer, `estimate` when none) gets no summary request: it is not worth a model call.
+     */
+    min_span_tokens?: number;
+};
+
+/**
+ * PlanSummary
+ *
+ * A summary the agent obtained for an earlier summary request: `from`, `through` and `key`
+ * exactly as that request gave them, and the model's text.
+ */
+export type PlanSummary = {
+    /**
+     * From
+     *
+     * The first caller message summarized.
+     */
+    from: number;
+    /**
+     * Through
+     *
+     * The last caller message summarized (included).
+     */
+    through: number;
+    /**
+     * Key
+     *
+     * The summary request's `key`: the SHA-256 of messages from … through, as sent. When they changed, the entry is ignored (`changed`).
+     */
+    key: string;
+    /**
+     * Summary
+     *
+     * The text the model answered.
+     */
+    summary: string;
 };
 
 /**
@@ -1495,6 +1574,68 @@ export type StatsOut = {
      * With a tokenizer, for formats with a top-level system prompt: its tokens (0 when none was sent).
      */
     system_tokens?: number | null;
+};
+
+/**
+ * SummaryIgnoredOut
+ */
+export type SummaryIgnoredOut = {
+    /**
+     * Index
+     *
+     * Index into `summaries`.
+     */
+    index: number;
+    /**
+     * Reason
+     */
+    reason: 'out-of-range' | 'changed' | 'not-at-the-front' | 'not-at-the-span' | 'beyond-the-span' | 'not-a-turn-boundary' | 'not-smaller' | 'superseded';
+};
+
+/**
+ * SummaryRequestOut
+ */
+export type SummaryRequestOut = {
+    /**
+     * From
+     *
+     * The first caller message to summarize.
+     */
+    from: number;
+    /**
+     * Through
+     *
+     * The last caller message to summarize (included).
+     */
+    through: number;
+    /**
+     * Key
+     *
+     * Send it back with `from`, `through` and the text in `summaries`.
+     */
+    key: string;
+    /**
+     * Request
+     *
+     * The model request in the caller's format (`messages`, or `input` / `contents`, with the system prompt under the format's own key): the window sent before, up to `through`, and the instruction. Send it as is, with the same tools and settings.
+     */
+    request: {
+        [key: string]: unknown;
+    };
+};
+
+/**
+ * SummaryUsedOut
+ */
+export type SummaryUsedOut = {
+    /**
+     * From
+     */
+    from: number;
+    /**
+     * Through
+     */
+    through: number;
 };
 
 /**

@@ -75,6 +75,8 @@ from .plan_request_tokenizer_type_0 import PlanRequestTokenizerType0
 from .plan_response import PlanResponse
 from .plan_response_format import PlanResponseFormat
 from .plan_response_strategy import PlanResponseStrategy
+from .plan_summarize import PlanSummarize
+from .plan_summary import PlanSummary
 from .previous_batch_item import PreviousBatchItem
 from .prior_record import PriorRecord
 from .prior_refusal import PriorRefusal
@@ -90,6 +92,11 @@ from .sliding_window_strategy import SlidingWindowStrategy
 from .standing_out import StandingOut
 from .standing_out_standing import StandingOutStanding
 from .stats_out import StatsOut
+from .summary_ignored_out import SummaryIgnoredOut
+from .summary_ignored_out_reason import SummaryIgnoredOutReason
+from .summary_request_out import SummaryRequestOut
+from .summary_request_out_request import SummaryRequestOutRequest
+from .summary_used_out import SummaryUsedOut
 from .the_services_own_counts import TheServicesOwnCounts
 from .token_budget_strategy import TokenBudgetStrategy
 from .turn_out import TurnOut
@@ -166,6 +173,8 @@ __all__ = (
     "PlanResponse",
     "PlanResponseFormat",
     "PlanResponseStrategy",
+    "PlanSummarize",
+    "PlanSummary",
     "PreviousBatchItem",
     "PriorRecord",
     "PriorRefusal",
@@ -181,6 +190,11 @@ __all__ = (
     "StandingOut",
     "StandingOutStanding",
     "StatsOut",
+    "SummaryIgnoredOut",
+    "SummaryIgnoredOutReason",
+    "SummaryRequestOut",
+    "SummaryRequestOutRequest",
+    "SummaryUsedOut",
     "TheServicesOwnCounts",
     "TokenBudgetStrategy",
     "TurnOut",

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     )
     from ..models.plan_request_system_type_1_item import PlanRequestSystemType1Item
     from ..models.plan_request_system_type_3 import PlanRequestSystemType3
+    from ..models.plan_summarize import PlanSummarize
+    from ..models.plan_summary import PlanSummary
     from ..models.prior_record import PriorRecord
     from ..models.sliding_window_strategy import SlidingWindowStrategy
     from ..models.token_budget_strategy import TokenBudgetStrategy
@@ -78,6 +80,13 @@ class PlanRequest:
             placeholder, the boundary moving forward in steps (observation masking). Each tool's latest result, excluded
             tools, ledger `fact` and `open` results and results not yet read stay whole. Under `fit`, clearing comes first
             and removal takes only what it could not free. Off when absent or null; `{}` is every default.
+        summarize (None | PlanSummarize | Unset): Ask for a summary of what a plan removes at the front: the answer then
+            carries `summary_request`, a ready-to-send request to the agent's own model (the window sent before, up to the
+            end of the removed span, and an instruction, so a provider prompt cache serves most of it). Send the text it
+            answers in `summaries`. Off when absent or null; `{}` is every default.
+        summaries (list[PlanSummary] | None | Unset): Summaries obtained for earlier summary requests (the newest 16 at
+            most). One that still matches the messages it covers and starts the removed span takes the notice's place; the
+            others are reported in `summaries_ignored`. Read whether `summarize` is on or not; null is [].
         include_turns (bool | Unset): false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the
             transcript, while `evicted_messages`, the pins and the refusals say what an agent needs. Default: True.
         tokenizer (None | PlanRequestTokenizerType0 | Unset): Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5,
@@ -114,6 +123,8 @@ class PlanRequest:
     collapse: None | PlanRequestCollapseType0 | Unset = UNSET
     cap: None | PlanCap | Unset = UNSET
     clear: None | PlanClear | Unset = UNSET
+    summarize: None | PlanSummarize | Unset = UNSET
+    summaries: list[PlanSummary] | None | Unset = UNSET
     include_turns: bool | Unset = True
     tokenizer: None | PlanRequestTokenizerType0 | Unset = UNSET
     calibration: Calibration | None | Unset = UNSET
@@ -132,6 +143,8 @@ class PlanRequest:
         )
         from ..models.plan_request_system_type_1_item import PlanRequestSystemType1Item  # noqa: PLC0415
         from ..models.plan_request_system_type_3 import PlanRequestSystemType3  # noqa: PLC0415
+        from ..models.plan_summarize import PlanSummarize  # noqa: PLC0415
+        from ..models.plan_summary import PlanSummary  # noqa: PLC0415
         from ..models.prior_record import PriorRecord  # noqa: PLC0415
         from ..models.sliding_window_strategy import SlidingWindowStrategy  # noqa: PLC0415
         from ..models.token_budget_strategy import TokenBudgetStrategy  # noqa: PLC0415
@@ -263,6 +276,26 @@ class PlanRequest:
         else:
             clear = self.clear
 
+        summarize: dict[str, Any] | None | Unset
+        if isinstance(self.summarize, Unset):
+            summarize = UNSET
+        elif isinstance(self.summarize, PlanSummarize):
+            summarize = self.summarize.to_dict()
+        else:
+            summarize = self.summarize
+
+        summaries: list[dict[str, Any]] | None | Unset
+        if isinstance(self.summaries, Unset):
+            summaries = UNSET
+        elif isinstance(self.summaries, list):
+            summaries = []
+            for summaries_type_0_item_data in self.summaries:
+                summaries_type_0_item = summaries_type_0_item_data.to_dict()
+                summaries.append(summaries_type_0_item)
+
+        else:
+            summaries = self.summaries
+
         include_turns = self.include_turns
 
         tokenizer: None | str | Unset
@@ -320,6 +353,10 @@ class PlanRequest:
             field_dict["cap"] = cap
         if clear is not UNSET:
             field_dict["clear"] = clear
+        if summarize is not UNSET:
+            field_dict["summarize"] = summarize
+        if summaries is not UNSET:
+            field_dict["summaries"] = summaries
         if include_turns is not UNSET:
             field_dict["include_turns"] = include_turns
         if tokenizer is not UNSET:
@@ -344,6 +381,8 @@ class PlanRequest:
         )
         from ..models.plan_request_system_type_1_item import PlanRequestSystemType1Item  # noqa: PLC0415
         from ..models.plan_request_system_type_3 import PlanRequestSystemType3  # noqa: PLC0415
+        from ..models.plan_summarize import PlanSummarize  # noqa: PLC0415
+        from ..models.plan_summary import PlanSummary  # noqa: PLC0415
         from ..models.prior_record import PriorRecord  # noqa: PLC0415
         from ..models.sliding_window_strategy import SlidingWindowStrategy  # noqa: PLC0415
         from ..models.token_budget_strategy import TokenBudgetStrategy  # noqa: PLC0415
@@ -650,6 +689,47 @@ class PlanRequest:
 
         clear = _parse_clear(d.pop("clear", UNSET))
 
+        def _parse_summarize(data: object) -> None | PlanSummarize | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                summarize_type_0 = PlanSummarize.from_dict(data)
+
+                return summarize_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanSummarize | Unset, data)
+
+        summarize = _parse_summarize(d.pop("summarize", UNSET))
+
+        def _parse_summaries(data: object) -> list[PlanSummary] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                summaries_type_0 = []
+                _summaries_type_0 = data
+                for summaries_type_0_item_data in _summaries_type_0:
+                    summaries_type_0_item = PlanSummary.from_dict(
+                        summaries_type_0_item_data
+                    )
+
+                    summaries_type_0.append(summaries_type_0_item)
+
+                return summaries_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[PlanSummary] | None | Unset, data)
+
+        summaries = _parse_summaries(d.pop("summaries", UNSET))
+
         include_turns = d.pop("include_turns", UNSET)
 
         def _parse_tokenizer(data: object) -> None | PlanRequestTokenizerType0 | Unset:
@@ -704,6 +784,8 @@ class PlanRequest:
             collapse=collapse,
             cap=cap,
             clear=clear,
+            summarize=summarize,
+            summaries=summaries,
             include_turns=include_turns,
             tokenizer=tokenizer,
             calibration=calibration,

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from ..models.refusal_out import RefusalOut
     from ..models.shaped_out import ShapedOut
     from ..models.stats_out import StatsOut
+    from ..models.summary_ignored_out import SummaryIgnoredOut
+    from ..models.summary_request_out import SummaryRequestOut
+    from ..models.summary_used_out import SummaryUsedOut
     from ..models.turn_out import TurnOut
 
 
@@ -52,6 +55,12 @@ class PlanResponse:
         budget (BudgetOut | None | Unset): Under the `fit` strategy only.
         shaped (list[ShapedOut] | None | Unset): With `collapse`, `cap` or `clear` only: every result whose text the
             window replaces (a ticket, a clear placeholder or a cap marker), in transcript order.
+        summary_request (None | SummaryRequestOut | Unset): With `summarize` or `summaries` only: what to ask the
+            agent's own model to summarize (null when nothing is due).
+        summary_used (None | SummaryUsedOut | Unset): With `summarize` or `summaries` only: the entry whose summary is
+            in the window (null: none).
+        summaries_ignored (list[SummaryIgnoredOut] | None | Unset): With `summarize` or `summaries` only: every other
+            entry and why it did not apply.
         window (list[Any] | None | Unset): The new window in the caller's format (left out when not asked for).
     """
 
@@ -73,6 +82,9 @@ class PlanResponse:
     evicted: list[int] | None | Unset = UNSET
     budget: BudgetOut | None | Unset = UNSET
     shaped: list[ShapedOut] | None | Unset = UNSET
+    summary_request: None | SummaryRequestOut | Unset = UNSET
+    summary_used: None | SummaryUsedOut | Unset = UNSET
+    summaries_ignored: list[SummaryIgnoredOut] | None | Unset = UNSET
     window: list[Any] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -87,6 +99,9 @@ class PlanResponse:
         from ..models.refusal_out import RefusalOut  # noqa: PLC0415
         from ..models.shaped_out import ShapedOut  # noqa: PLC0415
         from ..models.stats_out import StatsOut  # noqa: PLC0415
+        from ..models.summary_ignored_out import SummaryIgnoredOut  # noqa: PLC0415
+        from ..models.summary_request_out import SummaryRequestOut  # noqa: PLC0415
+        from ..models.summary_used_out import SummaryUsedOut  # noqa: PLC0415
         from ..models.turn_out import TurnOut  # noqa: PLC0415
 
         format_ = self.format_.value
@@ -193,6 +208,36 @@ class PlanResponse:
         else:
             shaped = self.shaped
 
+        summary_request: dict[str, Any] | None | Unset
+        if isinstance(self.summary_request, Unset):
+            summary_request = UNSET
+        elif isinstance(self.summary_request, SummaryRequestOut):
+            summary_request = self.summary_request.to_dict()
+        else:
+            summary_request = self.summary_request
+
+        summary_used: dict[str, Any] | None | Unset
+        if isinstance(self.summary_used, Unset):
+            summary_used = UNSET
+        elif isinstance(self.summary_used, SummaryUsedOut):
+            summary_used = self.summary_used.to_dict()
+        else:
+            summary_used = self.summary_used
+
+        summaries_ignored: list[dict[str, Any]] | None | Unset
+        if isinstance(self.summaries_ignored, Unset):
+            summaries_ignored = UNSET
+        elif isinstance(self.summaries_ignored, list):
+            summaries_ignored = []
+            for summaries_ignored_type_0_item_data in self.summaries_ignored:
+                summaries_ignored_type_0_item = (
+                    summaries_ignored_type_0_item_data.to_dict()
+                )
+                summaries_ignored.append(summaries_ignored_type_0_item)
+
+        else:
+            summaries_ignored = self.summaries_ignored
+
         window: list[Any] | None | Unset
         if isinstance(self.window, Unset):
             window = UNSET
@@ -231,6 +276,12 @@ class PlanResponse:
             field_dict["budget"] = budget
         if shaped is not UNSET:
             field_dict["shaped"] = shaped
+        if summary_request is not UNSET:
+            field_dict["summary_request"] = summary_request
+        if summary_used is not UNSET:
+            field_dict["summary_used"] = summary_used
+        if summaries_ignored is not UNSET:
+            field_dict["summaries_ignored"] = summaries_ignored
         if window is not UNSET:
             field_dict["window"] = window
 
@@ -248,6 +299,9 @@ class PlanResponse:
         from ..models.refusal_out import RefusalOut  # noqa: PLC0415
         from ..models.shaped_out import ShapedOut  # noqa: PLC0415
         from ..models.stats_out import StatsOut  # noqa: PLC0415
+        from ..models.summary_ignored_out import SummaryIgnoredOut  # noqa: PLC0415
+        from ..models.summary_request_out import SummaryRequestOut  # noqa: PLC0415
+        from ..models.summary_used_out import SummaryUsedOut  # noqa: PLC0415
         from ..models.turn_out import TurnOut  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -441,6 +495,66 @@ class PlanResponse:
 
         shaped = _parse_shaped(d.pop("shaped", UNSET))
 
+        def _parse_summary_request(data: object) -> None | SummaryRequestOut | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                summary_request_type_0 = SummaryRequestOut.from_dict(data)
+
+                return summary_request_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SummaryRequestOut | Unset, data)
+
+        summary_request = _parse_summary_request(d.pop("summary_request", UNSET))
+
+        def _parse_summary_used(data: object) -> None | SummaryUsedOut | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                summary_used_type_0 = SummaryUsedOut.from_dict(data)
+
+                return summary_used_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SummaryUsedOut | Unset, data)
+
+        summary_used = _parse_summary_used(d.pop("summary_used", UNSET))
+
+        def _parse_summaries_ignored(
+            data: object,
+        ) -> list[SummaryIgnoredOut] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                summaries_ignored_type_0 = []
+                _summaries_ignored_type_0 = data
+                for summaries_ignored_type_0_item_data in _summaries_ignored_type_0:
+                    summaries_ignored_type_0_item = SummaryIgnoredOut.from_dict(
+                        summaries_ignored_type_0_item_data
+                    )
+
+                    summaries_ignored_type_0.append(summaries_ignored_type_0_item)
+
+                return summaries_ignored_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[SummaryIgnoredOut] | None | Unset, data)
+
+        summaries_ignored = _parse_summaries_ignored(d.pop("summaries_ignored", UNSET))
+
         def _parse_window(data: object) -> list[Any] | None | Unset:
             if data is None:
                 return data
@@ -477,6 +591,9 @@ class PlanResponse:
             evicted=evicted,
             budget=budget,
             shaped=shaped,
+            summary_request=summary_request,
+            summary_used=summary_used,
+            summaries_ignored=summaries_ignored,
             window=window,
         )
 
