@@ -53,7 +53,9 @@ def fit_cases(draw: st.DrawFn, engaged: bool = False) -> tuple[list[Message], Pl
         strategy = replace(strategy, max_tokens=max_tokens, target_tokens=target)
     # The recounts below model cutting, not clearing: `clear` under `fit` has its own properties
     # (tests/core/test_clear_properties.py).
-    return case.messages, replace(case.options, strategy=strategy, clear=None)
+    # The notice's ladder is what these properties recount: no summaries (test_summaries.py).
+    options = replace(case.options, strategy=strategy, clear=None, summarize=None, summaries=())
+    return case.messages, options
 
 
 def fit_of(options: PlanOptions) -> Fit:
@@ -204,7 +206,14 @@ def full_history_runs(
     return (
         case.messages,
         turns,
-        replace(case.options, strategy=strategy, keep_last_tool_results=pins, clear=None),
+        replace(
+            case.options,
+            strategy=strategy,
+            keep_last_tool_results=pins,
+            clear=None,
+            summarize=None,
+            summaries=(),
+        ),
     )
 
 
