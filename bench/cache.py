@@ -20,6 +20,15 @@ Per strategy, over the run:
 - `cuts`, `largest`: requests that removed something, and the largest window sent;
 - `held`: under `fit`, requests whose cut was the previous one, held (`budget.held`).
 
+The `fit` + summaries row plays the clients' sessions with the audit's scripted summarizer
+(`app.audit.summarizer`; docs/rules.md#summaries): a summary request is answered at once, the
+entry kept (the newest 16) and the same transcript planned again once, so the window sent holds the
+summary. A summary request is a model request too, so it is counted in `sent` and `billed`, billed
+against the window sent before it (the tokens of its longest common prefix with that window at a
+tenth, the rest in full); its **cache-served share** is that prefix's part of its tokens, reported
+per request (median, minimum) and weighted by tokens, with where each request parts from the
+window before it, since that is what a provider's cache cannot serve.
+
 The strategies are given comparable budgets: a model limit of `--limit` tokens (default 24,000)
 for `fit` (default target, and target = limit; and default target with `clear`'s defaults, which
 sends old results the model has read as placeholders before it removes anything), the
@@ -33,16 +42,18 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
+from app.audit.summarizer import kept_entries, scripted_summary
 from app.core.tokens import estimate_tokens, message_tokens
-from app.formats import read_messages
+from app.formats import dialect_of, read_messages
 from bench.generate import calling_turn, text_of
 
 SYSTEM = "You operate the lab through tools. Answer briefly; call a tool when you need data."
@@ -50,8 +61,9 @@ TASK = "Audit every rack in the lab and report which ones run hotter than their 
 MAX_MESSAGES = 10**9
 
 
-def model_turns(seed: int) -> Iterator[list[dict[str, Any]]]:
-    """The model's turns, in order: a batch of calls with their results, or a plain reply."""
+def model_turns(seed: int, ids: bool = False) -> Iterator[list[dict[str, Any]]]:
+    """The model's turns, in order: a batch of calls with their results, or a plain reply; with
+    `ids`, each result's text opens with its call's id."""
     rng = random.Random(seed)
     call_number = 0
     while True:
@@ -59,7 +71,17 @@ def model_turns(seed: int) -> Iterator[list[dict[str, Any]]]:
             yield [{"role": "assistant", "content": text_of(rng, rng.randint(30, 600))}]
             continue
         turn, call_number = calling_turn(rng, call_number)
+        if ids:
+            turn = [with_id(message) for message in turn]
         yield turn
+
+
+def with_id(message: dict[str, Any]) -> dict[str, Any]:
+    # The generated results are plain lowercase words, with no identifier for the scripted
+    # summarizer to keep: a summary of them would be empty, and a session keeps no empty summary.
+    if message.get("role") != "tool":
+        return message
+    return {**message, "content": f"{message['tool_call_id']}: {message['content']}"}
 
 
 @dataclass
@@ -73,8 +95,20 @@ class Tally:
     cuts: int = 0
     held: int = 0
     largest: int = 0
+    summaries: list[dict[str, Any]] = field(default_factory=list)
 
     def row(self) -> dict[str, Any]:
+        shares = sorted(request["share"] for request in self.summaries)
+        tokens = sum(request["tokens"] for request in self.summaries)
+        summary = {
+            "summary_requests": len(self.summaries),
+            "summary_tokens": tokens,
+            "summary_cached_share": None
+            if not tokens
+            else sum(request["cached"] for request in self.summaries) / tokens,
+            "summary_share_median": statistics.median(shares) if shares else None,
+            "summary_share_min": shares[0] if shares else None,
+        }
         return {
             "strategy": self.name,
             "agent": self.agent,
@@ -85,6 +119,7 @@ class Tally:
             "cuts": self.cuts,
             "held": self.held,
             "largest_window": self.largest,
+            **(summary if self.summaries else {}),
         }
 
 
@@ -113,19 +148,22 @@ def run(
     seed: int,
     agent: str = "window",
     options: dict[str, Any] | None = None,
+    ids: bool = False,
 ) -> Tally:
     """One agent run under `strategy` (its `measured` filled in by the run for token-budget) and
-    the request's other `options` (`clear`); `agent` is one of `AGENTS`."""
+    the request's other `options` (`clear`, `summarize`); `agent` is one of `AGENTS`; with `ids`,
+    each result opens with its call's id (`model_turns`)."""
     metrics = create_metrics()
     tally = Tally(name, agent)
     history: list[Any] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": TASK},
     ]
-    turns = model_turns(seed)
+    turns = model_turns(seed, ids)
     records: list[Any] = []
     previous: list[Any] = []
     previous_tokens: list[int] = []
+    summaries: list[dict[str, Any]] = []
     for iteration in range(1, requests + 1):
         body: dict[str, Any] = {
             "messages": history,
@@ -138,12 +176,31 @@ def run(
             "include_turns": False,
             **(options or {}),
         }
+        if summaries:
+            body["summaries"] = summaries
         if strategy["kind"] == "token-budget":
             measured = sum(previous_tokens) or None
             body["strategy"]["measured"] = (
                 None if measured is None else {"input_tokens": measured, "output_tokens": 50}
             )
         answer = orjson.loads(plan_answer(body, MAX_MESSAGES, metrics).body)
+        asked = answer.get("summary_request")
+        if asked is not None:
+            asked_tokens = window_tokens(asked["request"]["messages"])
+            shared = common_prefix(previous, asked["request"]["messages"])
+            cached = sum(asked_tokens[:shared])
+            tally.summaries.append(
+                summary_figures(iteration, asked, asked_tokens, cached, shared, previous)
+            )
+            tally.sent += sum(asked_tokens)
+            tally.billed += 0.1 * cached + (sum(asked_tokens) - cached)
+            text = scripted_summary(NATIVE, asked["request"])
+            if text.strip():
+                # The sessions' default: the same transcript at once with the new entry; only
+                # the second answer (and its record) is kept.
+                summaries = kept_entries(summaries, asked, text)
+                body["summaries"] = summaries
+                answer = orjson.loads(plan_answer(body, MAX_MESSAGES, metrics).body)
         if answer["record"] is not None:
             records.append(answer["record"])
         window = answer["window"]
@@ -161,6 +218,45 @@ def run(
         previous, previous_tokens = window, tokens
         history = [*(history if agent == "full-history" else window), *next(turns)]
     return tally
+
+
+NATIVE = dialect_of("native")
+SUMMARY_OPENING = "[compacted history"
+NOTICE_OPENING = "[dropped history"
+
+
+def summary_figures(
+    iteration: int,
+    asked: dict[str, Any],
+    tokens: list[int],
+    cached: int,
+    shared: int,
+    previous: list[Any],
+) -> dict[str, Any]:
+    """One summary request: its tokens, the part the cache serves, and where it parts from the
+    window sent before it (`parts_at`: the message index; `there`: what that window held there,
+    `summary` with the tail of a summary that covered part of its span, a `notice`, or a
+    `message`; None when the window is a prefix of the request)."""
+    there = None
+    if shared < len(previous):
+        text = previous[shared].get("content")
+        text = text if isinstance(text, str) else ""
+        if text.startswith(SUMMARY_OPENING):
+            there = "summary, partial" if "removed without a summary" in text else "summary"
+        elif text.startswith(NOTICE_OPENING):
+            there = "notice"
+        else:
+            there = "message"
+    return {
+        "iteration": iteration,
+        "from": asked["from"],
+        "through": asked["through"],
+        "tokens": sum(tokens),
+        "cached": cached,
+        "share": cached / max(1, sum(tokens)),
+        "parts_at": None if there is None else shared,
+        "there": there,
+    }
 
 
 def average_turn_tokens(seed: int, count: int = 400) -> float:
@@ -210,8 +306,12 @@ def miss_ratios(
 
 FIT_DEFAULT = "fit (target default, 0.8 × limit)"
 FIT_CLEAR = "fit (target default) + clear {}"
+FIT_IDS = "fit (target default), ids"
+FIT_SUMMARIES = "fit (target default) + summaries, ids"
 # Request options beside the strategy, by row.
-OPTIONS = {FIT_CLEAR: {"clear": {}}}
+OPTIONS: dict[str, dict[str, Any]] = {FIT_CLEAR: {"clear": {}}, FIT_SUMMARIES: {"summarize": {}}}
+# The rows whose results open with their call's id: the summaries row, and `fit` on the same turns.
+WITH_IDS = (FIT_IDS, FIT_SUMMARIES)
 
 
 def clear_to_fit(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -227,6 +327,27 @@ def clear_to_fit(rows: list[dict[str, Any]]) -> dict[str, float]:
         + ", ".join(f"{key} {value:.3f}" for key, value in ratios.items())
     )
     return ratios
+
+
+def print_summary_requests(agent: str, requests: list[dict[str, Any]]) -> None:
+    """The summary requests of one agent's `fit` + summaries run: the cache-served share of their
+    tokens (median, minimum, weighted by tokens), and each request under 0.9 with where it parts
+    from the window sent before it."""
+    shares = sorted(request["share"] for request in requests)
+    tokens = sum(request["tokens"] for request in requests)
+    weighted = sum(request["cached"] for request in requests) / max(1, tokens)
+    print(
+        f"{agent}: {len(requests)} summary requests, {tokens:,} tokens; cache-served share "
+        f"median {statistics.median(shares):.3f}, min {shares[0]:.3f}, "
+        f"token-weighted {weighted:.3f}"
+    )
+    for request in requests:
+        if request["share"] < 0.9:
+            print(
+                f"  request {request['iteration']} ({request['from']}–{request['through']}): "
+                f"{request['cached']:,}/{request['tokens']:,} tokens cached, parts at message "
+                f"{request['parts_at']} ({request['there']})"
+            )
 
 
 def sliding_name(keep: int) -> str:
@@ -256,6 +377,8 @@ def main() -> None:
     strategies = {
         FIT_DEFAULT: {"kind": "fit", "max_tokens": limit},
         FIT_CLEAR: {"kind": "fit", "max_tokens": limit},
+        FIT_IDS: {"kind": "fit", "max_tokens": limit},
+        FIT_SUMMARIES: {"kind": "fit", "max_tokens": limit},
         "fit (target = limit)": {"kind": "fit", "max_tokens": limit, "target_tokens": limit},
         sliding_name(keep): {
             "kind": "sliding-window",
@@ -269,9 +392,13 @@ def main() -> None:
         f"{'sent':>12}{'billed':>12}{'largest':>9}",
         flush=True,
     )
+    summary_requests: dict[str, list[dict[str, Any]]] = {}
     for agent in AGENTS:
         for name, strategy in strategies.items():
-            row = run(name, strategy, args.requests, args.seed, agent, OPTIONS.get(name)).row()
+            tally = run(
+                name, strategy, args.requests, args.seed, agent, OPTIONS.get(name), name in WITH_IDS
+            )
+            row = tally.row()
             rows.append(row)
             print(
                 f"{name:<38}{agent:>14}{row['requests']:>9}{row['misses']:>8}{row['cuts']:>6}"
@@ -279,11 +406,16 @@ def main() -> None:
                 f"{row['largest_window']:>9,}",
                 flush=True,
             )
+            if tally.summaries:
+                summary_requests[agent] = tally.summaries
+    for agent, requests in summary_requests.items():
+        print_summary_requests(agent, requests)
     report: dict[str, Any] = {
         "limit_tokens": limit,
         "requests": args.requests,
         "seed": args.seed,
         "rows": rows,
+        "summary_requests": summary_requests,
     }
     if args.seeds > 1:
         report["full_history_ratios"] = miss_ratios(strategies, args, keep)

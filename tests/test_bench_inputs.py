@@ -105,3 +105,35 @@ def test_the_cache_run_sends_clear_beside_the_strategy():
     )
     # Old results go as placeholders before turns are removed: fewer tokens, fewer cuts.
     assert cleared.largest <= 6_000 and cleared.sent < fit.sent and cleared.cuts <= fit.cuts
+
+
+def test_the_cache_run_answers_summary_requests_and_bills_them():
+    from bench.cache import model_turns, run
+
+    fit = run("fit", {"kind": "fit", "max_tokens": 6_000}, 60, 11, "full-history", ids=True)
+    summarized = run(
+        "fit + summaries",
+        {"kind": "fit", "max_tokens": 6_000},
+        60,
+        11,
+        "full-history",
+        {"summarize": {}},
+        ids=True,
+    )
+    requests = summarized.summaries
+    assert requests and fit.summaries == []
+    row = summarized.row()
+    assert row["summary_requests"] == len(requests)
+    for request in requests:
+        assert 0 <= request["cached"] <= request["tokens"]
+        assert request["share"] == request["cached"] / request["tokens"]
+    # Each summary request is sent and billed beside the windows (its cached part at a tenth).
+    asked = sum(request["tokens"] for request in requests)
+    assert summarized.sent > asked and summarized.largest <= 6_000
+    weighted = sum(request["cached"] for request in requests) / asked
+    assert row["summary_cached_share"] == weighted
+    assert row["summary_share_min"] == min(request["share"] for request in requests)
+    # The results open with their call's id only when asked: the other rows see the same turns.
+    plain, with_ids = next(model_turns(11)), next(model_turns(11, ids=True))
+    assert [m.get("tool_call_id") for m in plain] == [m.get("tool_call_id") for m in with_ids]
+    assert with_ids[1]["content"] == f"{plain[1]['tool_call_id']}: {plain[1]['content']}"

@@ -9,7 +9,10 @@ process or over HTTP against a running service; the peers through `app.audit.pee
 
 The budget of a file is fixed for all its steps, as a model's limit is, and each configuration
 plays the agent: step k of a file is sent as `iteration` k, with the non-null records of its own
-last two plans of that file as `prior_records`. docs/quality.md describes every figure.
+last two plans of that file as `prior_records`. A configuration with `summarize` also plays the
+client sessions' summary protocol with the scripted summarizer (`app.audit.summarizer`): its
+summary requests are model requests the agent makes, so they are billed, against the window sent
+before them, beside the windows. docs/quality.md describes every figure.
 """
 
 from __future__ import annotations
@@ -18,15 +21,22 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
 from app.api.plan_input import read_plan_input
+from app.api.routes.window import summary_fields
 from app.audit import evidence as ev
 from app.audit.peers import PEER_FUNCTIONS, OpenAIForm, PeerSkipped, openai_form
+from app.audit.summarizer import (
+    kept_entries,
+    request_messages,
+    request_system,
+    scripted_summary,
+)
 from app.audit.validity import window_violations
 from app.core import plan_types as plan
 from app.core.messages import Message
@@ -48,6 +58,9 @@ DEFAULT_CONFIGS: dict[str, Any] = {
     },
     # Old results the model has read sent as placeholders first, removal only for the rest.
     "fit + clear": {"strategy": {"kind": "fit", "max_tokens": "{B}"}, "clear": {}},
+    # The span removed at the front summarized by the scripted summarizer, at the service's
+    # default `min_span_tokens`.
+    "fit + summaries": {"strategy": {"kind": "fit", "max_tokens": "{B}"}, "summarize": {}},
     "peer: LangChain trim_messages": {"peer": "trim"},
     "peer: sliding window": {"peer": "sliding"},
 }
@@ -170,12 +183,13 @@ def substitute(value: Any, budget: int) -> Any:
 @dataclass(frozen=True)
 class Planned:
     """What a configuration's plan gave: the window as sent, whether it engaged, the record to
-    send back, and how long the plan took."""
+    send back, how long the plan took, and the answer's `summary_request` (None when none)."""
 
     window: list[Any]
     engaged: bool
     record: Any
     plan_ms: float
+    summary_request: Any = None
 
 
 class Planner(Protocol):
@@ -193,11 +207,14 @@ def plan_in_process(body: dict[str, Any]) -> Planned:
     notice = result.notice.content if result.notice else None
     texts = {shaped.index: shaped.content for shaped in result.shaped_results}
     window = dialect.write_window(callers, messages, result.removed, notice, texts)
+    asked = None
+    if result.summaries is not None:
+        asked = summary_fields(request, result.summaries, texts)["summary_request"]
     elapsed = (time.perf_counter() - started) * 1000
     record = plan.answered_record(result.record)
     # The record as the answer writes it, so a plan here reads back what a client would send.
     sent_back = None if record is None else orjson.loads(orjson.dumps(record))
-    return Planned(window, result.engaged, sent_back, elapsed)
+    return Planned(window, result.engaged, sent_back, elapsed, asked)
 
 
 def http_planner(url: str) -> Planner:
@@ -216,7 +233,13 @@ def http_planner(url: str) -> Planner:
         if answer.status_code != 200:
             raise AuditError(f"the service answered {answer.status_code}: {answer.text[:300]}")
         content = answer.json()
-        return Planned(content["window"], content["engaged"], content.get("record"), elapsed)
+        return Planned(
+            content["window"],
+            content["engaged"],
+            content.get("record"),
+            elapsed,
+            content.get("summary_request"),
+        )
 
     return planned
 
@@ -237,6 +260,12 @@ class StepFigures:
     billed: float
     invalid: bool
     plan_ms: float
+    # The summary request the step made (0 when none): its tokens, the part of them that is a
+    # prefix of the window sent before it (what a prompt cache serves), and what it is billed.
+    summary_tokens: int = 0
+    summary_cached: int = 0
+    summary_billed: float = 0.0
+    summary_request: bool = False
 
 
 @dataclass
@@ -252,6 +281,8 @@ class ConfigFigures:
     def summary(self) -> dict[str, Any]:
         evidence = sum(s.evidence for s in self.series)
         kept = sum(s.kept for s in self.series)
+        requests = [s for s in self.series if s.summary_request]
+        summary_tokens = sum(s.summary_tokens for s in requests)
         return {
             "steps": len(self.series),
             "engaged_steps": sum(s.engaged for s in self.series),
@@ -259,13 +290,28 @@ class ConfigFigures:
             "kept": kept,
             "evidence_kept": None if evidence == 0 else kept / evidence,
             "tokens_sent": sum(s.tokens for s in self.series),
-            "billed_tokens": round(sum(s.billed for s in self.series)),
+            "billed_tokens": round(sum(s.billed + s.summary_billed for s in self.series)),
             "cache_misses": sum(s.cache_miss for s in self.series),
             "invalid_windows": sum(s.invalid for s in self.series),
             "plan_ms_median": statistics.median(s.plan_ms for s in self.series)
             if self.series
             else None,
+            "summary_requests": len(requests),
+            "summary_tokens": summary_tokens,
+            "summary_cached_share": None
+            if not summary_tokens
+            else sum(s.summary_cached for s in requests) / summary_tokens,
         }
+
+
+@dataclass(frozen=True)
+class SummaryFigures:
+    """A step's summary request as the audit judges it (all 0 when the step made none)."""
+
+    tokens: int = 0
+    cached: int = 0
+    billed: float = 0.0
+    invalid: bool = False
 
 
 @dataclass(frozen=True)
@@ -281,18 +327,27 @@ class Window:
 def billed(window: Window, previous: Window | None, count: TokenCounter) -> tuple[bool, float]:
     """(a cache miss, the billed tokens): the longest common prefix of messages with the previous
     step's window (the system prompt first, equal or not) at a tenth, the rest in full."""
+    miss, cached, total = shared_prefix(window, previous, count)
+    return miss, CACHED_SHARE * cached + (total - cached)
+
+
+def shared_prefix(
+    window: Window, previous: Window | None, count: TokenCounter
+) -> tuple[bool, int, int]:
+    """(a cache miss, the tokens of the longest common prefix of messages with `previous`, the
+    system prompt first when equal, and all of `window`'s tokens)."""
     costs = [sum(message_tokens(m, count) for m in core) for core in window.core]
     system = 0 if window.system is None else text_message_tokens(window.system, count)
+    total = system + sum(costs)
     if previous is None or previous.system != window.system:
-        return True, float(system + sum(costs))
+        return True, 0, total
     common = 0
     for mine, theirs in zip(window.wire, previous.wire, strict=False):
         if mine != theirs:
             break
         common += 1
     miss = common < len(previous.wire)
-    cached = system + sum(costs[:common])
-    return miss, CACHED_SHARE * cached + sum(costs[common:])
+    return miss, system + sum(costs[:common]), total
 
 
 def core_by_message(dialect: Dialect, wire: list[Any]) -> list[list[Message]]:
@@ -353,19 +408,37 @@ class Audit:
     def replay(self, file: AuditFile, budget: int, figures: ConfigFigures, config: Any) -> None:
         previous: Window | None = None
         records: list[Any] = []
+        summaries: list[dict[str, Any]] = []
+        summarizing = isinstance(config, dict) and config.get("summarize") is not None
         for k, step in enumerate(file.steps, start=1):
             prefix = file.prefix(step)
             action = ev.action_identifiers(file.turn_at(step))
             found = ev.evidence(action, prefix, file.system_text)
             try:
-                window, planned = self.window(file, step, prefix, budget, config, k, records)
+                window, planned = self.window(
+                    file, step, prefix, budget, config, k, records, summaries
+                )
             except PeerSkipped as error:
                 figures.skipped.append({"file": file.name, "reason": str(error)})
                 return
+            asked = planned.summary_request if summarizing else None
+            summary = SummaryFigures()
+            if asked is not None:
+                summary = self.summary_request(file, step, asked, previous, figures)
+                text = scripted_summary(file.dialect, asked["request"])
+                if text.strip():
+                    # The sessions' default: the same step planned again at once with the new
+                    # entry, under the same iteration and records; only its answer is kept.
+                    summaries = kept_entries(summaries, asked, text)
+                    first_ms = planned.plan_ms
+                    window, planned = self.window(
+                        file, step, prefix, budget, config, k, records, summaries
+                    )
+                    planned = replace(planned, plan_ms=first_ms + planned.plan_ms)
             shown = [m for core in window.core for m in core]
             kept = ev.kept(found, ev.shown_texts(shown, window.system))
             miss, cost = billed(window, previous, self.count)
-            invalid = self.violations(file, step, window, figures)
+            invalid = self.violations(file, step, window, figures) or summary.invalid
             figures.series.append(
                 StepFigures(
                     file=file.name,
@@ -379,11 +452,38 @@ class Audit:
                     billed=cost,
                     invalid=invalid,
                     plan_ms=planned.plan_ms,
+                    summary_tokens=summary.tokens,
+                    summary_cached=summary.cached,
+                    summary_billed=summary.billed,
+                    summary_request=asked is not None,
                 )
             )
             if planned.record is not None:
                 records = [*records, planned.record][-PRIOR_RECORDS:]
             previous = window
+
+    def summary_request(
+        self,
+        file: AuditFile,
+        step: int,
+        asked: dict[str, Any],
+        previous: Window | None,
+        figures: ConfigFigures,
+    ) -> SummaryFigures:
+        """A summary request judged as a model request: its tokens, the part a prompt cache
+        serves (its prefix shared with the window sent before it), what it is billed, and
+        whether its provider would refuse it."""
+        wire = request_messages(file.dialect, asked["request"])
+        sent = Window(
+            wire,
+            core_by_message(file.dialect, wire),
+            request_system(file.dialect, asked["request"]),
+        )
+        _, cached, total = shared_prefix(sent, previous, self.count)
+        found = window_violations(file.dialect.name, file.callers[:step], wire)
+        for problem in found[:3]:
+            figures.violations.append(f"{file.name} step {step}: summary request: {problem}")
+        return SummaryFigures(total, cached, CACHED_SHARE * cached + (total - cached), bool(found))
 
     def window(
         self,
@@ -394,6 +494,7 @@ class Audit:
         config: Any,
         k: int,
         records: list[Any],
+        summaries: list[dict[str, Any]] | None = None,
     ) -> tuple[Window, Planned]:
         if isinstance(config, dict) and "peer" in config:
             return self.peer_window(file, prefix, budget, config["peer"])
@@ -405,6 +506,8 @@ class Audit:
             iteration=k,
             prior_records=records,
         )
+        if summaries:
+            body["summaries"] = summaries
         if file.system is not None:
             body["system"] = file.system
         planned = self.planner(body)

@@ -24,6 +24,8 @@ COLUMNS = (
     ("invalid", "invalid_windows"),
     ("engaged", "engaged_steps"),
     ("plan ms", "plan_ms_median"),
+    ("summary requests", "summary_requests"),
+    ("summary cached", "summary_cached_share"),
 )
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
 
@@ -32,6 +34,7 @@ def cells(name: str, figures: dict[str, Any]) -> list[str]:
     """One row of the table as texts."""
     share = figures["evidence_kept"]
     median = figures["plan_ms_median"]
+    share_cached = figures["summary_cached_share"]
     row = [
         name,
         "n/a" if share is None else f"{share:.1%}",
@@ -42,10 +45,19 @@ def cells(name: str, figures: dict[str, Any]) -> list[str]:
         str(figures["invalid_windows"]),
         f"{figures['engaged_steps']}/{figures['steps']}",
         "n/a" if median is None else f"{median:.2f}",
+        summary_cell(figures),
+        "–" if share_cached is None else f"{share_cached:.1%}",
     ]
     if figures.get("skipped"):
         row[0] += f" (skipped on {len(figures['skipped'])} file(s))"
     return row
+
+
+def summary_cell(figures: dict[str, Any]) -> str:
+    """The summary requests made and their tokens; a dash for a configuration that made none."""
+    if not figures["summary_requests"]:
+        return "–"
+    return f"{figures['summary_requests']} ({figures['summary_tokens']:,} tok)"
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -182,7 +194,8 @@ def html(audit: Audit) -> str:
         f"<style>{STYLE}</style><h1>Audit</h1>"
         f"<p>Budget fraction {summary['budget_fraction']}, tokenizer "
         f"{escape(summary['tokenizer'])}. Billed tokens count a cached prefix at 10%, a "
-        "simplification of the providers' cache prices.</p>"
+        "simplification of the providers' cache prices; they include the summary requests, "
+        "each billed against the window sent before it.</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
         f"<h2>Evidence kept against tokens sent</h2>{_scatter(summary)}"
         f"<h2>Per file</h2><p>{legend(names)}</p>{''.join(files)}</html>\n"

@@ -128,3 +128,23 @@ def test_the_package_carries_the_viewer_files():
     assert {"index.html", "assets/*", "examples/*"} <= set(patterns)
     for folder in (viewer.ASSETS, viewer.EXAMPLES):
         assert any(folder.iterdir()), folder
+
+
+async def test_the_page_has_the_summaries_inputs_and_the_summary_request_panel(client):
+    page = (await client.get("/viewer")).text
+    # The options the page sends (summarize, its min_span_tokens, summaries) and where it shows
+    # the answer's summary_request, summary_used and summaries_ignored.
+    for element in (
+        'id="summarize"',
+        'id="min-span"',
+        'id="summaries"',
+        'id="summary-request"',
+        'id="summary-request-json"',
+        'id="copy-request"',
+        'id="summary-used"',
+        'id="summaries-ignored"',
+    ):
+        assert element in page, element
+    script = (await client.get("/viewer/assets/viewer.js")).text
+    for field in ("summary_request", "summary_used", "summaries_ignored", "min_span_tokens"):
+        assert field in script, field

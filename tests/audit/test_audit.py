@@ -12,7 +12,10 @@ import pytest
 from app.audit import cli
 from app.audit.peers import openai_form, sliding, trim
 from app.audit.replay import DEFAULT_CONFIGS, Audit, read_file
+from app.audit.summarizer import kept_entries, scripted_summary
 from app.core.messages import Message, ToolCall
+from app.core.tokens import message_tokens
+from app.formats import dialect_of
 from app.tokenizers import counter
 
 SAMPLES = cli.sample_paths()
@@ -165,3 +168,106 @@ def test_the_configurations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "tight                 100.0%            4/4" in capsys.readouterr().out
     assert cli.main([str(swe), "--config", str(config), "--fail-under", "1.01"]) == 1
     assert "tight: evidence kept 100.0% is under 101.0%" in capsys.readouterr().err
+
+
+# ---- summaries: the scripted summarizer, and the configuration that uses it ----
+
+
+def call(number: int, path: str) -> dict[str, Any]:
+    arguments = {"path": path}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": f"c{number}", "name": "look", "arguments": arguments}],
+    }
+
+
+def result(number: int, text: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": f"c{number}", "tool_name": "look", "content": text}
+
+
+def test_the_scripted_summarizer_keeps_the_ids_of_the_result_texts_in_order() -> None:
+    """By its rule: every identifier of the request's result texts, in first-occurrence order,
+    once each, joined by single spaces; the person's and the model's own ids are no part of it
+    (`run-77` is in the task and in a call's arguments, `v1.2` only in the person's text), and a
+    plain word (`deploy`) or a short run (`ab1`) is no identifier."""
+    request = {
+        "messages": [
+            {"role": "user", "content": "Fix run-77 on v1.2"},
+            call(1, "run-77"),
+            result(1, "run-77 failed at src/app.py:12; see job_9 and ab1 deploy"),
+            call(2, "src/app.py"),
+            result(2, "src/app.py has 4 lines; job_9 owner@example.org"),
+            {"role": "user", "content": "Summarize the conversation above."},
+        ]
+    }
+    text = scripted_summary(dialect_of("native"), request)
+    assert text == "run-77 src/app.py:12 job_9 src/app.py owner@example.org"
+    key = "k" * 64
+    asked = {"from": 1, "through": 4, "key": key, "request": request}
+    # An answer for the same messages replaces the entry; the newest 16 are kept.
+    old = {"from": 1, "through": 4, "key": key, "summary": "old"}
+    assert kept_entries([old], asked, text) == [{**old, "summary": text}]
+    many = [{"from": i, "through": i, "key": str(i), "summary": "s"} for i in range(16)]
+    kept = [entry["key"] for entry in kept_entries(many, asked, text)]
+    assert kept == [*map(str, range(1, 16)), key]
+
+
+def test_a_summary_keeps_the_evidence_of_the_span_it_replaces(tmp_path: Path) -> None:
+    """A native run under a sliding window of one turn, with and without summaries.
+
+    Steps 3, 5 and 7. At step 5 (whose call uses `id_4471`, first shown by the result at
+    message 2) the window drops turn 1 (messages 1–2); without summaries the id is gone from it.
+    With `summarize` on, that plan asks for a summary of messages 1–2, the request being step 3's
+    whole window (messages 0–2) plus the instruction, so all of its tokens but the instruction's
+    are a prefix of the window sent before it; the scripted summary (`id_4471 runs hot` has one
+    identifier) then stands in the re-planned window where the notice was, and the id is there.
+    Step 7 drops turn 2 as well and asks again (the rolling summary of messages 1–4).
+    """
+    messages = [
+        {"role": "user", "content": "Audit the racks."},
+        call(1, "racks"),
+        result(1, "rack id_4471 runs hot " + "x" * 600),
+        call(2, "rooms"),
+        result(2, "room list " + "y" * 600),
+        call(3, "id_4471"),
+        result(3, "ok"),
+        {"role": "assistant", "content": "done"},
+    ]
+    path = write(tmp_path / "run.json", {"format": "native", "messages": messages})
+    options = {"strategy": {"kind": "sliding-window", "keep_recent_turns": 1}}
+    options["keep_last_tool_results"] = 0
+    summarized = {**options, "summarize": {"min_span_tokens": 0}}
+    audit = audit_of([path], {"plain": options, "summaries": summarized})
+    plain, summaries = audit.figures["plain"].series, audit.figures["summaries"].series
+    assert [s.step for s in summaries] == [3, 5, 7]
+    assert [(s.evidence, s.kept) for s in plain] == [(0, 0), (1, 0), (0, 0)]
+    assert [(s.evidence, s.kept) for s in summaries] == [(0, 0), (1, 1), (0, 0)]
+    assert [s.summary_request for s in summaries] == [False, True, True]
+    asked = summaries[1]
+    count = counter("estimate")
+    # Step 3's window is messages 0–2 whole: the request's cached part is exactly those tokens.
+    window = read_file(path).messages[:3]
+    assert asked.summary_cached == sum(message_tokens(m, count) for m in window)
+    assert asked.summary_cached < asked.summary_tokens
+    assert asked.summary_billed == pytest.approx(
+        0.1 * asked.summary_cached + asked.summary_tokens - asked.summary_cached
+    )
+    figures = audit.summary()["configurations"]["summaries"]
+    assert figures["summary_requests"] == 2 and figures["invalid_windows"] == 0
+    total = sum(s.billed + s.summary_billed for s in summaries)
+    assert figures["billed_tokens"] == round(total)
+    assert audit.summary()["configurations"]["plain"]["summary_cached_share"] is None
+
+
+@pytest.mark.parametrize("fraction", [0.35, 0.1])
+def test_the_summaries_configuration_asks_and_uses_summaries_on_the_samples(
+    fraction: float,
+) -> None:
+    name = "fit + summaries"
+    audit = audit_of(SAMPLES, {name: DEFAULT_CONFIGS[name]}, fraction)
+    figures = audit.figures[name]
+    assert figures.violations == []
+    summary = audit.summary()["configurations"][name]
+    assert summary["summary_requests"] > 0 and summary["invalid_windows"] == 0
+    assert 0 < summary["summary_cached_share"] <= 1

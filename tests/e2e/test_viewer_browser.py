@@ -191,3 +191,131 @@ def test_the_page_requests_nothing_from_another_host(server, browser):
     open_viewer(page, f"{server.url}/viewer?sample=example-gemini")
     page.close()
     assert hosts == {server.url.split("/")[2]}
+
+
+# ---- summaries: the summary request shown, summaries pasted, the summary drawn ----
+
+
+def summary_transcript() -> list[dict[str, Any]]:
+    """The task, then three calls to `look` with 500-character results (the first example of
+    docs/rules.md#summaries): a sliding window of one turn removes turns 1–2."""
+
+    def call(name: str) -> dict[str, Any]:
+        return {"role": "assistant", "content": "", "tool_calls": [{"id": name, "name": "look",
+                                                                    "arguments": {}}]}  # fmt: skip
+
+    def result(name: str) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": name, "tool_name": "look", "content": "x" * 500}
+
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Find the hot rack."}]
+    for name in ("c1", "c2", "c3"):
+        messages += [call(name), result(name)]
+    return messages
+
+
+def summary_body(summaries: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The body the page sends for the form `fill_summary_form` fills."""
+    body: dict[str, Any] = {
+        "format": "native",
+        "messages": summary_transcript(),
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+        "keep_last_tool_results": 0,
+        "tokenizer": "estimate",
+        "summarize": {"min_span_tokens": 0},
+        "include_turns": True,
+        "include_window": True,
+    }
+    if summaries is not None:
+        body["summaries"] = summaries
+    return body
+
+
+def posted(server: Server, body: dict[str, Any]) -> dict[str, Any]:
+    response = httpx.post(f"{server.url}/v1/window/plan", json=body, timeout=30)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def fill_summary_form(page: Any, server: Server, summaries: str = "") -> str:
+    """The summary transcript and options in the form, planned; the status reached."""
+    page.goto(f"{server.url}/viewer")
+    page.wait_for_selector("#status[data-state=ready]", state="attached")
+    page.fill("#transcript", json.dumps(summary_transcript()))
+    page.select_option("#format", "native")
+    page.select_option("#strategy", "sliding-window")
+    page.fill("#keep-recent", "1")
+    page.fill("#keep-results", "0")
+    page.check("#summarize")
+    page.fill("#min-span", "0")
+    page.fill("#summaries", summaries)
+    page.click("#plan")
+    page.wait_for_selector("#status[data-state=done], #status[data-state=error]", state="attached")
+    state: str = page.get_attribute("#status", "data-state")
+    return state
+
+
+def test_the_summary_request_is_shown_and_a_pasted_summary_takes_the_notices_place(server, page):
+    assert fill_summary_form(page, server) == "done"
+    answer = posted(server, summary_body())
+    asked = answer["summary_request"]
+    box = page.locator("#summary-request")
+    assert box.is_visible()
+    assert box.get_attribute("data-from") == str(asked["from"]) == "1"
+    assert box.get_attribute("data-through") == str(asked["through"]) == "4"
+    assert box.get_attribute("data-key") == asked["key"]
+    assert json.loads(page.text_content("#summary-request-json") or "") == asked["request"]
+    assert json.loads(page.text_content("#view-raw") or "") == answer
+    # Without a summary the notice stands where the span left.
+    assert page.get_attribute("#turns > li.notice", "data-rung") == answer["notice"]["rung"]
+    assert page.locator("#turns > li.summary-message").count() == 0
+    page.click("#copy-request")
+    page.wait_for_function("document.querySelector('#copy-status').textContent !== ''")
+
+    entry = {"from": asked["from"], "through": asked["through"], "key": asked["key"]}
+    entry["summary"] = "rack-7 runs hot"
+    assert fill_summary_form(page, server, json.dumps([entry])) == "done"
+    answer = posted(server, summary_body([entry]))
+    notice = answer["notice"]
+    assert notice["rung"] == "summary" and answer["summary_request"] is None
+    row = page.locator("#turns > li.notice")
+    assert row.count() == 1
+    assert row.get_attribute("data-rung") == "summary"
+    assert row.get_attribute("data-window-index") == str(notice["window_index"])
+    assert "summary-message" in (row.get_attribute("class") or "")
+    assert notice["content"].startswith(row.locator(".notice-text").inner_text().rstrip("…"))
+    rows = drawn_rows(page)
+    place = next(i for i, r in enumerate(rows) if r["kind"] == "notice")
+    assert rows[place - 1]["index"] == str(max(answer["evicted"]))
+    turns = [(r["index"], r["fate"]) for r in rows if r["kind"] == "turn"]
+    assert turns == [(str(t["index"]), t["fate"]) for t in answer["turns"]]
+    used = page.locator("#summary-used")
+    assert (used.get_attribute("data-from"), used.get_attribute("data-through")) == ("1", "4")
+    assert page.is_hidden("#summary-request")
+    assert page.locator("#summaries-ignored li").count() == len(answer["summaries_ignored"]) == 0
+
+
+def test_an_ignored_summary_is_listed_with_its_reason(server, page):
+    entry = {"from": 2, "through": 4, "key": "0" * 64, "summary": "S"}
+    assert fill_summary_form(page, server, json.dumps([entry])) == "done"
+    answer = posted(server, summary_body([entry]))
+    ignored = page.eval_on_selector_all(
+        "#summaries-ignored li", "els => els.map(e => [Number(e.dataset.index), e.dataset.reason])"
+    )
+    assert ignored == [[i["index"], i["reason"]] for i in answer["summaries_ignored"]]
+    assert ignored == [[0, "changed"]]
+    assert page.get_attribute("#summary-used", "data-from") == ""
+
+
+def test_a_refused_summary_shows_the_problem_naming_its_field(server, page):
+    entry = {"from": 1, "through": 4, "key": "not-a-key", "summary": "S"}
+    assert fill_summary_form(page, server, json.dumps([entry])) == "error"
+    assert page.inner_text("#problem .problem-title") == "Invalid request"
+    locs = page.eval_on_selector_all(
+        "#problem .problem-field", "els => els.map(e => e.dataset.loc)"
+    )
+    assert locs == ["body.summaries.0.key"]
+    assert page.is_hidden("#answer")
+    # Summaries that are not JSON are the page's own problem, before anything is sent.
+    assert fill_summary_form(page, server, "[{") == "error"
+    assert page.inner_text("#problem .problem-title") == "The page could not read the input"

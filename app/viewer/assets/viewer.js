@@ -85,6 +85,20 @@ function options() {
   if (cap !== undefined) chosen.cap = { max_chars: cap };
   const collapse = $("#collapse").value;
   if (collapse) chosen.collapse = collapse;
+  if ($("#summarize").checked) {
+    chosen.summarize = {};
+    const span = whole("#min-span");
+    if (span !== undefined) chosen.summarize.min_span_tokens = span;
+  }
+  const summaries = $("#summaries").value.trim();
+  if (summaries) {
+    // Sent as parsed, whatever its shape: the service judges it, and its 422 names the field.
+    try {
+      chosen.summaries = JSON.parse(summaries);
+    } catch (error) {
+      throw new Error(`The summaries are not JSON: ${error.message}`);
+    }
+  }
   const extra = $("#options-json").value.trim();
   if (extra) {
     let parsed;
@@ -339,10 +353,68 @@ function draw(answer, messages) {
   }
   if (!noticeDrawn) list.append(noticeRow(answer.notice));
 
+  drawSummaries(answer);
   $("#view-raw").textContent = JSON.stringify(answer, null, 2);
   $("#view-window").textContent =
     answer.window === undefined ? "(no window asked for)" : JSON.stringify(answer.window, null, 2);
   $("#answer").hidden = false;
+}
+
+// The summary fields appear when the request asked for summaries or sent some; each part is drawn
+// from the answer as it is, with its figures in data-* attributes.
+function drawSummaries(answer) {
+  const asked = answer.summary_request ?? null;
+  const box = $("#summary-request");
+  box.hidden = !asked;
+  $("#copy-status").textContent = "";
+  if (asked) {
+    box.dataset.from = String(asked.from);
+    box.dataset.through = String(asked.through);
+    box.dataset.key = asked.key;
+    box.querySelector(".summary-request-span").textContent =
+      `Summarize caller messages ${asked.from}–${asked.through} (key ${asked.key}): send the ` +
+      "request below to the model, then paste its text as the summary of an entry with this " +
+      "from, through and key.";
+    $("#summary-request-json").textContent = JSON.stringify(asked.request, null, 2);
+  }
+  const present = "summary_used" in answer || "summaries_ignored" in answer;
+  const block = $("#summaries-answer");
+  block.hidden = !present;
+  if (!present) return;
+  const used = answer.summary_used ?? null;
+  const line = $("#summary-used");
+  line.dataset.from = used ? String(used.from) : "";
+  line.dataset.through = used ? String(used.through) : "";
+  line.textContent = used
+    ? `Summary used: messages ${used.from}–${used.through}.`
+    : "No summary used.";
+  const ignored = $("#summaries-ignored");
+  ignored.replaceChildren();
+  for (const entry of answer.summaries_ignored || []) {
+    const item = document.createElement("li");
+    item.dataset.index = String(entry.index);
+    item.dataset.reason = entry.reason;
+    item.textContent = `summaries[${entry.index}] ignored: ${entry.reason}`;
+    ignored.append(item);
+  }
+}
+
+async function copyRequest() {
+  const text = $("#summary-request-json").textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    $("#copy-status").textContent = "Copied.";
+  } catch {
+    // No clipboard (an insecure origin, or permission refused): show the text selected instead.
+    const details = $("#summary-request details");
+    details.open = true;
+    const range = document.createRange();
+    range.selectNodeContents($("#summary-request-json"));
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    $("#copy-status").textContent = "Selected: copy it with the keyboard.";
+  }
 }
 
 function turnRow(turn, messages, marks) {
@@ -409,13 +481,15 @@ function turnRow(turn, messages, marks) {
 
 function noticeRow(notice) {
   const row = document.createElement("li");
-  row.className = `notice rung-${notice.rung}`;
+  // The summary message stands where the notice would (the same row, marked as the summary).
+  const summary = notice.rung === "summary";
+  row.className = `notice rung-${notice.rung}${summary ? " summary-message" : ""}`;
   row.tabIndex = 0;
   row.dataset.windowIndex = String(notice.window_index);
   row.dataset.rung = notice.rung;
-  const label = notice.rung === "summary" ? "summary" : `notice (${notice.rung})`;
+  const label = summary ? "summary" : `notice (${notice.rung})`;
   row.append(
-    badge(label, "notice"),
+    badge(label, summary ? "notice summary-message" : "notice"),
     badge(`window #${notice.window_index}`, "neutral"),
     Object.assign(document.createElement("span"), {
       className: "notice-text",
@@ -462,6 +536,7 @@ function loadText(text) {
 async function start() {
   showStrategyFields();
   $("#strategy").addEventListener("change", showStrategyFields);
+  $("#copy-request").addEventListener("click", copyRequest);
   $("#plan-form").addEventListener("submit", (event) => {
     event.preventDefault();
     plan();
