@@ -316,6 +316,7 @@ def test_every_summary_request_is_one_the_provider_accepts(format: str) -> None:
     check()
 
 
+@pytest.mark.slow
 def test_the_property_reaches_what_it_claims() -> None:
     """Over the ci profile's draws, every dialect gets summary requests and applies summaries."""
     seen: dict[str, set[str]] = {format: set() for format in TRANSCRIPTS}
