@@ -313,6 +313,46 @@ ANTHROPIC_COMPACTED_TRANSCRIPT: list[dict[str, Any]] = [
     _anthropic_result("c5", "measure", "lab2-rack-a: 37C"),
 ]
 
+# Three racks measured in turn, for summaries; the first four messages after the task are the ones
+# the example's summary covers (its key is theirs).
+READING = "reading (celsius, last 10 minutes): "
+SUMMARIES_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "user", "content": "Find the hottest rack."},
+    *(
+        message
+        for rack, values in (
+            ("a", "38.9 39.0 39.1 39.0 38.8 39.2 39.0 39.1 38.9 39.0"),
+            ("b", "40.9 41.0 41.2 41.1 40.8 41.0 41.3 41.0 40.9 41.1"),
+        )
+        for message in (
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": f"c{ord(rack) - 96}", "name": "measure", "arguments": {"rack": rack}}
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": f"c{ord(rack) - 96}",
+                "content": f"rack {rack} {READING}{values}",
+            },
+        )
+    ),
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c3", "name": "measure", "arguments": {"rack": "c"}}],
+    },
+    {"role": "tool", "tool_call_id": "c3", "content": "rack c: 37C"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c4", "name": "measure", "arguments": {"rack": "d"}}],
+    },
+    {"role": "tool", "tool_call_id": "c4", "content": "rack d: 36C"},
+]
+
 PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
     "native": {
         "summary": "A request, three tools, a fact in the ledger holding one pin",
@@ -469,6 +509,33 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "keep_last_tool_results": 0,
             "request_text": CODING_TASK,
             "iteration": 7,
+        },
+    },
+    "native-summaries": {
+        "summary": "Summaries: the model's summary in the notice's place, the next one asked for",
+        "description": (
+            "`summaries` carries the text the agent's model answered for an earlier summary "
+            "request (messages 1 to 4, with that request's key); the span grew since, so the "
+            "summary takes the notice's place with the two later messages counted as removed "
+            "without one, and `summary_request` asks for the summary of messages 1 to 6: the "
+            "window sent before, up to the span's end, and the instruction, so a provider's "
+            "prompt cache serves almost all of it."
+        ),
+        "value": {
+            "messages": SUMMARIES_TRANSCRIPT,
+            "format": "native",
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+            "keep_last_tool_results": 0,
+            "include_turns": False,
+            "summarize": {"min_span_tokens": 0},
+            "summaries": [
+                {
+                    "from": 1,
+                    "through": 4,
+                    "key": "25bf631b492130f427e72f5bb450a0d30e6a694226574b180dc24dfa36abb7cc",
+                    "summary": "Rack a reads 39.0C, rack b 41.0C: b is the hottest so far.",
+                }
+            ],
         },
     },
     "anthropic-compaction": {
