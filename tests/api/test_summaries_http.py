@@ -13,9 +13,14 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from app.api.metrics import create_metrics
+from app.api.routes.window import plan_answer
 from app.core.defaults import DEFAULT_SUMMARY_INSTRUCTIONS
 from tests.api.test_formats_equivalence import convert
+from tests.formats.test_properties import native_transcripts
 
 pytestmark = pytest.mark.anyio
 
@@ -422,3 +427,46 @@ async def test_metrics_count_summaries_applied_and_requests(client: httpx.AsyncC
     text = (await client.get("/metrics")).text
     assert "cwp_plan_summaries_applied_total 1.0" in text
     assert "cwp_plan_summary_requests_total 1.0" in text
+
+
+# ---- properties over the route's own reading ----------------------------------------------------
+
+METRICS = create_metrics()
+
+
+def answered(body: dict[str, Any]) -> bytes:
+    response = plan_answer(body, 100_000, METRICS)
+    assert response.status_code == 200, response.body
+    return bytes(response.body)
+
+
+@given(native_transcripts(), st.integers(1, 4))
+def test_off_is_byte_identical_on_any_transcript(messages: list[Any], keep: int) -> None:
+    base = {"messages": messages, "strategy": {"kind": "sliding-window", "keep_recent_turns": keep}}
+    plain = answered(base)
+    assert answered({**base, "summaries": []}) == plain
+    assert answered({**base, "summaries": None, "summarize": None}) == plain
+
+
+@given(st.integers(2, 6), st.data())
+def test_an_edited_message_inside_an_entry_makes_it_changed(
+    turns: int, data: st.DataObject
+) -> None:
+    messages = [U(TASK)]
+    for n in range(1, turns + 1):
+        messages += [A(f"c{n}"), T(f"c{n}")]
+    through = data.draw(st.sampled_from(range(2, 2 * turns + 1, 2)), label="through")
+    entry = entry_for(messages, 1, through)
+    edited = copy.deepcopy(messages)
+    index = data.draw(st.integers(1, through), label="edited")
+    if edited[index]["role"] == "tool":
+        edited[index]["content"] += "!"
+    else:
+        edited[index]["tool_calls"][0]["arguments"] = {"edited": True}
+    body = {**OPTIONS, "messages": edited, "summaries": [entry]}
+    answer = orjson.loads(answered(body))
+    assert answer["summaries_ignored"] == [{"index": 0, "reason": "changed"}]
+    assert answer["summary_used"] is None
+    # Unedited, the same entry is never `changed`.
+    answer = orjson.loads(answered({**body, "messages": messages}))
+    assert {"index": 0, "reason": "changed"} not in answer["summaries_ignored"]
