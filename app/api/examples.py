@@ -526,7 +526,6 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "format": "native",
             "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
             "keep_last_tool_results": 0,
-            "include_turns": False,
             "summarize": {"min_span_tokens": 0},
             "summaries": [
                 {

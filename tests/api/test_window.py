@@ -130,7 +130,11 @@ def assert_key_order(answer: dict[str, Any]) -> None:
     """Every object of the answer lists its keys in the order docs/rules.md#the-plans-answer writes
     them."""
     counted = "tokenizer" in answer["stats"]
-    keys = [key for key in answer if key not in ("shaped", "budget")]
+    summary_keys = ["summary_request", "summary_used", "summaries_ignored"]
+    keys = [key for key in answer if key not in ("shaped", "budget", *summary_keys)]
+    if "summary_request" in answer:  # docs/rules.md#summaries: together, right before diagnostics
+        at = list(answer).index("summary_request")
+        assert list(answer)[at : at + 4] == [*summary_keys, "diagnostics"]
     if "budget" in answer:  # docs/rules.md#the-fit-strategy: right after stats, under `fit` only
         assert answer["strategy"] == "fit"
         assert list(answer)[list(answer).index("stats") + 1] == "budget"

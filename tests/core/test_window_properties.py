@@ -296,7 +296,7 @@ def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
     # The window carries the shaped texts (cleared results): its figures count them.
     texts = {shaped.index: shaped.content for shaped in result.shaped_results}
     sent = [
-        replace(message, content=texts[index]) if index in texts else message
+        message._replace(content=texts[index]) if index in texts else message
         for index, message in enumerate(case.messages)
     ]
     window = new_window(sent, result)
