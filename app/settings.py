@@ -16,9 +16,9 @@ from pydantic import Field, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# About 13 MiB at about 130 bytes an entry (docs/decisions/0034). Half the bound survives between
-# requests: the texts of 32 characters or more of a 75,000-message transcript (0.64 a message in
-# the benchmark's), or of several agents' transcripts of a few thousand messages.
+# About 20 MiB at about 210 bytes an entry (docs/decisions/0034). Half the bound survives between
+# requests: the texts of a 50,000-message transcript (about one distinct text a message in the
+# benchmark's), or of several agents' transcripts of a few thousand messages.
 DEFAULT_TOKEN_MEMO_ENTRIES = 100_000
 
 
@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     token_memo_entries: int = Field(
         DEFAULT_TOKEN_MEMO_ENTRIES,
         ge=0,
-        description="Most exact token counts the process remembers (about 130 bytes each), so a "
+        description="Most exact token counts the process remembers (about 210 bytes each), so a "
         "text sent again is not counted again; 0 counts every text on every request.",
     )
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -14,10 +14,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app import tokenizers
 from app.api.metrics import create_metrics
 from app.api.routes.window import plan_answer
 from app.settings import SettingsError, load_settings
-from app.tokenizers import MEMO, MEMO_MIN_CHARS, CountMemo, counter, exact_counter
+from app.tokenizers import (
+    KEYINGS,
+    MEMO,
+    MEMO_DIGEST_CHARS,
+    CountMemo,
+    counter,
+    exact_counter,
+    hash_seed_fixed,
+)
 from bench.generate import native_transcript
 from tests.conftest import client_for
 
@@ -44,11 +53,15 @@ def fit_body(messages: list[dict[str, Any]], tokenizer: str, max_tokens: int) ->
     }
 
 
-def answers(bodies: list[dict[str, Any]], entries: int) -> list[bytes]:
-    """Each body planned in turn with the memo bounded to `entries` (0: off)."""
-    MEMO.resize(entries)
-    metrics = create_metrics()
-    return [bytes(plan_answer(body, 10**9, metrics).body) for body in bodies]
+def answers(bodies: list[dict[str, Any]], entries: int, keying: str = "siphash") -> list[bytes]:
+    """Each body planned in turn with a new memo of `entries` (0: off) in the process's place."""
+    saved = tokenizers.MEMO
+    tokenizers.MEMO = CountMemo(entries, keying)
+    try:
+        metrics = create_metrics()
+        return [bytes(plan_answer(body, 10**9, metrics).body) for body in bodies]
+    finally:
+        tokenizers.MEMO = saved
 
 
 def agent_run(messages: list[dict[str, Any]], tokenizer: str, max_tokens: int) -> list[dict]:
@@ -56,22 +69,24 @@ def agent_run(messages: list[dict[str, Any]], tokenizer: str, max_tokens: int) -
     return [fit_body(messages[:end], tokenizer, max_tokens) for end in range(2, len(messages) + 1)]
 
 
-@pytest.mark.parametrize("tokenizer", ["o200k_base", "cl100k_base"])
+@pytest.mark.parametrize(
+    ("tokenizer", "keying"), [("o200k_base", "siphash"), ("cl100k_base", "blake2b")]
+)
 def test_an_agent_run_is_answered_byte_for_byte_with_the_memo_on_small_and_off(
-    memo_bound: None, tokenizer: str
+    tokenizer: str, keying: str
 ) -> None:
     messages, _, _ = native_transcript(40, seed=3)
     bodies = agent_run(messages, tokenizer, 4_000)
     off = answers(bodies, 0)
-    assert answers(bodies, 100_000) == off
-    assert answers(bodies, 7) == off  # turned over many times on every request
+    assert answers(bodies, 100_000, keying) == off
+    assert answers(bodies, 7, keying) == off  # turned over many times on every request
     assert any(orjson.loads(answer)["engaged"] for answer in off)
 
 
 # Texts from a small pool, so messages repeat one another; long ones are looked up, short ones not.
 TEXTS = st.sampled_from(
     ["", "ok", "a: 41C", LONG, LONG * 3, LONG.upper(), "日本語のテキスト " * 8, "🎉 " * 40]
-) | st.text(min_size=MEMO_MIN_CHARS - 2, max_size=MEMO_MIN_CHARS + 40)
+) | st.text(min_size=MEMO_DIGEST_CHARS - 2, max_size=MEMO_DIGEST_CHARS + 40)
 
 
 @st.composite
@@ -88,22 +103,24 @@ def transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-@given(transcripts(), st.integers(0, 9), st.sampled_from(["o200k_base", "cl100k_base"]))
+@given(
+    transcripts(),
+    st.integers(0, 9),
+    st.sampled_from(["o200k_base", "cl100k_base"]),
+    st.sampled_from(KEYINGS),
+)
 def test_any_run_is_answered_byte_for_byte_with_the_memo_on_and_off(
-    messages: list[dict[str, Any]], entries: int, tokenizer: str
+    messages: list[dict[str, Any]], entries: int, tokenizer: str, keying: str
 ) -> None:
-    saved = MEMO.entries
-    try:
-        bodies = agent_run(messages, tokenizer, 60)
-        assert answers(bodies, entries) == answers(bodies, 0)
-    finally:
-        MEMO.resize(saved)
+    bodies = agent_run(messages, tokenizer, 60)
+    assert answers(bodies, entries, keying) == answers(bodies, 0)
 
 
-def test_the_memo_never_holds_more_than_its_bound_and_counts_right() -> None:
+@pytest.mark.parametrize("keying", KEYINGS)
+def test_the_memo_never_holds_more_than_its_bound_and_counts_right(keying: str) -> None:
     count = exact_counter("o200k_base")
     for entries in (1, 2, 3, 10):
-        memo = CountMemo(entries)
+        memo = CountMemo(entries, keying)
         memoised = memo.counting("o200k_base", count)
         rng = random.Random(entries)
         texts = [f"{LONG}{number}" for number in range(3 * entries + 5)]
@@ -114,24 +131,26 @@ def test_the_memo_never_holds_more_than_its_bound_and_counts_right() -> None:
         assert memo.hits + memo.misses == 200
 
 
-def test_a_text_is_counted_once_then_found_and_short_texts_are_not_looked_up() -> None:
-    memo = CountMemo(100)
+@pytest.mark.parametrize("keying", KEYINGS)
+def test_a_text_is_counted_once_then_found_whether_short_or_long(keying: str) -> None:
+    memo = CountMemo(100, keying)
     memoised = memo.counting("o200k_base", exact_counter("o200k_base"))
-    short = "x" * (MEMO_MIN_CHARS - 1)
+    short = "x" * (MEMO_DIGEST_CHARS - 1)
     assert [memoised(LONG), memoised(LONG), memoised(short), memoised(short)] == [
         exact_counter("o200k_base")(text) for text in (LONG, LONG, short, short)
     ]
-    assert (memo.hits, memo.misses, len(memo)) == (1, 1, 1)
+    assert (memo.hits, memo.misses, len(memo)) == (2, 2, 2)
 
 
-def test_the_tokenizers_keep_apart_and_the_estimate_is_not_memoised() -> None:
-    memo = CountMemo(100)
-    text = "<|endoftext|> counted as text; 日本語 " * 4
+@pytest.mark.parametrize("keying", KEYINGS)
+def test_the_tokenizers_keep_apart_and_the_estimate_is_not_memoised(keying: str) -> None:
+    memo = CountMemo(100, keying)
     o200k = memo.counting("o200k_base", exact_counter("o200k_base"))
     cl100k = memo.counting("cl100k_base", exact_counter("cl100k_base"))
-    assert o200k(text) == exact_counter("o200k_base")(text)
-    assert cl100k(text) == exact_counter("cl100k_base")(text)
-    assert (memo.misses, len(memo)) == (2, 2)
+    for text in ("<|endoftext|> counted as text; 日本語 " * 4, "日本語のテキスト"):
+        assert o200k(text) == exact_counter("o200k_base")(text)
+        assert cl100k(text) == exact_counter("cl100k_base")(text)
+    assert (memo.misses, len(memo)) == (4, 4)
     assert counter("estimate") is not None and counter("estimate").__name__ == "estimate_tokens"
 
 
@@ -144,9 +163,10 @@ def test_a_bound_of_0_hands_out_the_tokenizer_s_own_function(memo_bound: None) -
         MEMO.resize(-1)
 
 
-def test_threads_sharing_a_small_memo_all_get_the_right_counts() -> None:
+@pytest.mark.parametrize("keying", KEYINGS)
+def test_threads_sharing_a_small_memo_all_get_the_right_counts(keying: str) -> None:
     count = exact_counter("o200k_base")
-    memo = CountMemo(16)
+    memo = CountMemo(16, keying)
     memoised = memo.counting("o200k_base", count)
     texts = [f"{LONG}{number}" for number in range(40)]
     expected = {text: count(text) for text in texts}
@@ -210,3 +230,15 @@ def test_the_bound_is_a_validated_setting(monkeypatch: pytest.MonkeyPatch) -> No
     )
     monkeypatch.setenv("CWP_TOKEN_MEMO_ENTRIES", "0")
     assert load_settings().token_memo_entries == 0
+
+
+def test_a_fixed_hash_seed_keys_by_blake2b(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    assert hash_seed_fixed()
+    assert CountMemo(10).keying == "blake2b"
+    monkeypatch.setenv("PYTHONHASHSEED", "random")
+    assert CountMemo(10).keying == "siphash"
+    monkeypatch.delenv("PYTHONHASHSEED")
+    assert CountMemo(10).keying == "siphash"
+    with pytest.raises(ValueError):
+        CountMemo(10, "md5")
