@@ -185,6 +185,8 @@ class CountMemo:
 
     def _keep(self, key: Key, tokens: int) -> None:
         """Store under the lock, turning the generations over when the young one is full."""
+        if self.entries == 0:  # a function handed out before the memo was turned off
+            return
         if len(self._young) >= self._generation:
             self._old = self._young if self._keeps_old else {}
             self._young = {}

@@ -158,7 +158,11 @@ def test_a_bound_of_0_hands_out_the_tokenizer_s_own_function(memo_bound: None) -
     MEMO.resize(0)
     assert counter("o200k_base") is exact_counter("o200k_base")
     MEMO.resize(50)
-    assert counter("o200k_base") is not exact_counter("o200k_base")
+    handed_out = counter("o200k_base")
+    assert handed_out is not exact_counter("o200k_base")
+    MEMO.resize(0)  # while a request still holds the memoised function
+    assert handed_out(LONG) == exact_counter("o200k_base")(LONG)
+    assert len(MEMO) == 0
     with pytest.raises(ValueError):
         MEMO.resize(-1)
 
