@@ -29,6 +29,7 @@ from app.api.routes import cap, kept, offer, service, viewer, window
 from app.lifecycle import Lifecycle
 from app.logs import stamp_request_ids
 from app.settings import Settings, load_settings
+from app.tokenizers import MEMO
 
 DESCRIPTION = """\
 A stateless planner an LLM agent calls before every model request to decide what stays in its
@@ -84,6 +85,8 @@ def create_app(settings: Settings | None = None, *, server: bool = False) -> Fas
         lifespan=lifespan,
     )
     app.state.settings = settings
+    # The memo is the process's; an app built with another bound resizes it (and empties it).
+    MEMO.resize(settings.token_memo_entries)
     app.state.metrics = create_metrics()
     app.state.lifecycle = lifecycle
 

@@ -16,6 +16,11 @@ from pydantic import Field, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# About 20 MiB at about 210 bytes an entry (docs/decisions/0034). Half the bound survives between
+# requests: the texts of a 50,000-message transcript (about one distinct text a message in the
+# benchmark's), or of several agents' transcripts of a few thousand messages.
+DEFAULT_TOKEN_MEMO_ENTRIES = 100_000
+
 
 class Settings(BaseSettings):
     """What the process is configured with; one instance per app."""
@@ -52,6 +57,12 @@ class Settings(BaseSettings):
         True,
         description="Read plan requests with the compiled reader when it is installed (the same "
         "answers, faster); false reads every request in Python. /v1/info says which is in use.",
+    )
+    token_memo_entries: int = Field(
+        DEFAULT_TOKEN_MEMO_ENTRIES,
+        ge=0,
+        description="Most exact token counts the process remembers (about 210 bytes each), so a "
+        "text sent again is not counted again; 0 counts every text on every request.",
     )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "text"] = "json"

@@ -10,7 +10,8 @@ d/a as medians of each repeat's ratios; growth from 10,000 to 100,000 messages, 
 of small requests against a bare endpoint of the same app, and the server's peak RSS. The same is
 done for the cap (1,000 results) and the offer, and for the plan with both shaping options
 (`collapse` and `cap`) at 1,000 and 10,000 messages, and the plan counting tokens with each
-tokenizer at 100, 1,000 and 10,000 native messages, each with its cost over the plain plan.
+tokenizer at 100, 1,000 and 10,000 native messages, each with its cost over the plain plan, and
+the `fit` plan of an agent run with `o200k_base` against `estimate` (`bench.agent_tokens`).
 Targets are in docs/performance.md; the prompt-cache benchmark is `python -m bench.cache`.
 """
 
@@ -34,6 +35,7 @@ from typing import Any
 import httpx
 import orjson
 
+from bench.agent_tokens import measure_agent_run
 from bench.asgi import call_asgi
 from bench.generate import cap_body, offer_body, plan_body
 from bench.loadgen import run_load
@@ -400,6 +402,7 @@ def main() -> None:
         "cap": [],
         "growth": {},
         "throughput": [],
+        "agent_tokens": [],
     }
     server = Server()
     try:
@@ -478,6 +481,7 @@ def main() -> None:
                 args.budget,
             )
             report["cap"].append({"results": 1_000, **row})
+            report["agent_tokens"].append(measure_agent_run(app))
         for name in ("plan", "offer"):
             for format_name in args.formats:
                 rows = {r["messages"]: r for r in report[name] if r["format"] == format_name}

@@ -17,6 +17,7 @@ from app.tokenizers import (
     TokenizerUnavailable,
     check_installed,
     counter,
+    exact_counter,
 )
 from tests.core.window_transcripts import E5_NOTICE, E6_NOTICE, N0
 
@@ -105,10 +106,10 @@ def test_a_vocabulary_that_fails_to_load_is_named(monkeypatch: pytest.MonkeyPatc
     def broken(name: str) -> Any:
         raise OSError(f"no vocabulary file for {name}")
 
-    counter.cache_clear()
+    exact_counter.cache_clear()
     monkeypatch.setattr(quicktok, "get_encoding", broken)
     try:
         with pytest.raises(TokenizerUnavailable, match="cl100k_base cannot be loaded"):
             counter("cl100k_base")
     finally:
-        counter.cache_clear()
+        exact_counter.cache_clear()

@@ -4,15 +4,23 @@ Routes are labelled by their path template (`/v1/window/plan`), never the raw pa
 random URLs cannot grow the number of series: anything unmatched is labelled `unmatched`. A body
 refused from its declared length, answered before the app routes it, is labelled by the route the
 router would have chosen (`app.api.middleware`), like a chunked body refused while it streams in.
+
+The token-count memo (`app.tokenizers.MEMO`) is the process's, not an app's: its hits, misses and
+entries are read from it when `/metrics` is scraped, so a count costs no metric update.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from app.tokenizers import MEMO, CountMemo
 
 # Tool names come from callers: only this many distinct names get a series of their own (the rest
 # share `other`), so a caller cannot grow the metrics without bound.
@@ -58,8 +66,33 @@ class Metrics:
         return "other"
 
 
-def create_metrics() -> Metrics:
+class MemoCollector(Collector):
+    """The token-count memo's figures, read at each scrape."""
+
+    def __init__(self, memo: CountMemo) -> None:
+        self.memo = memo
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(
+            "cwp_token_memo_hits",
+            "Exact token counts answered from the memo.",
+            value=self.memo.hits,
+        )
+        yield CounterMetricFamily(
+            "cwp_token_memo_misses",
+            "Exact token counts computed and stored in the memo.",
+            value=self.memo.misses,
+        )
+        yield GaugeMetricFamily(
+            "cwp_token_memo_entries",
+            "Token counts held in the memo (CWP_TOKEN_MEMO_ENTRIES bounds it).",
+            value=len(self.memo),
+        )
+
+
+def create_metrics(memo: CountMemo = MEMO) -> Metrics:
     registry = CollectorRegistry()
+    registry.register(MemoCollector(memo))
     return Metrics(
         registry=registry,
         requests=Counter(
