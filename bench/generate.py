@@ -328,9 +328,15 @@ def plan_body(
     shaped: bool = False,
     tokenizer: str | None = None,
 ) -> bytes:
-    """A `/v1/window/plan` request body with at most `messages` messages in `format_name`; with
-    `shaped`, both shaping options on (`SHAPING`); with `tokenizer`, token figures counted."""
+    """A `/v1/window/plan` request body with at most `messages` messages (Responses items) in
+    `format_name`; with `shaped`, both shaping options on (`SHAPING`); with `tokenizer`, token
+    figures counted."""
     native, ledger, request = native_transcript(messages, seed)
+    if format_name == "responses":
+        # A Responses run spreads an assistant message over several items, and the limits count
+        # items: the transcript is drawn shorter until its items are at most `messages`.
+        while (items := len(to_responses(native)[1])) > messages:
+            native, ledger, request = native_transcript(len(native) * messages // items, seed)
     body: dict[str, Any] = {
         "format": format_name,
         "strategy": {"kind": "sliding-window", "keep_recent_turns": 6},
