@@ -113,6 +113,11 @@ export class PlannerSession {
     return this.kept;
   }
 
+  /** Whether the session was made with a summarizer of its own. */
+  get hasSummarizer(): boolean {
+    return this.summary.summarize !== undefined;
+  }
+
   async plan(
     messages: PlanRequest['messages'],
     options: SessionDefaults = {},

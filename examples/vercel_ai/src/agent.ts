@@ -143,7 +143,11 @@ export async function runAgent(
         ...planOptions,
       },
       onPlan: (step) => planned.push(step),
-      ...(summarized ? { summarize: true as const, summaryCall: { system: SYSTEM } } : {}),
+      // The hook's default is summaries by the step's model; the scripted model answers none
+      // unless the run is the summarized one.
+      ...(summarized
+        ? { summarize: true as const, summaryCall: { system: SYSTEM } }
+        : { summarize: false as const }),
     }),
   });
   return {

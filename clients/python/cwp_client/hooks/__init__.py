@@ -10,9 +10,10 @@
 Each hook changes what one model call is sent, never the framework's own history, and maps the
 window back onto the framework's own messages: a kept message is the caller's object again, a
 result the plan shaped (`collapse`, `cap`) is the caller's result with its new text, the drop
-notice a new user message. Each takes `summarize=True` to have the framework's own model write the
+notice a new user message. By default (`summarize=True`) the framework's own model writes the
 summaries the plans ask for (`docs/rules.md#summaries`), the summary request mapped onto the
-framework's messages the same way, or a function of the summary request that returns the text.
+framework's messages the same way, unless the session has a summarizer of its own; `summarize` may
+instead be a function of the summary request that returns the text, or None for no summaries.
 
 Nothing here imports a framework: `cwp_client` needs none of them, and a hook module imported
 without its framework raises an `ImportError` naming the extra to install.

@@ -14,7 +14,7 @@ summary it holds and the instruction).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,3 +95,17 @@ def text_of(content: Any) -> str:
         texts = (part.get("text") if isinstance(part, dict) else part for part in content)
         return "".join(text for text in texts if isinstance(text, str))
     return "" if content is None else str(content)
+
+
+def chosen_summarizer(
+    summarize: Any, session: Any, framework_model: Callable[[], Callable[..., Any]]
+) -> Callable[..., Any] | None:
+    """The summarizer a hook gives one plan: with `True` (every hook's default) the framework's own
+    model (`framework_model()`), unless the session was made with a summarizer of its own, which
+    then serves; a function, that function; `None` or `False`, none from the hook (a session's own
+    still serves)."""
+    if summarize is True:
+        return None if getattr(session, "summarize", None) is not None else framework_model()
+    if summarize is None or summarize is False:
+        return None
+    return summarize  # type: ignore[no-any-return]

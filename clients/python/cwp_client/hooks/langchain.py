@@ -15,8 +15,9 @@ metadata survive; a result the plan shaped (`collapse`, `cap`) becomes a copy of
 `ToolMessage` with `content` replaced by its new text; any other entry (the drop notice) is
 converted with `convert_to_messages`.
 
-Summaries (`docs/rules.md#summaries`): `PlannedWindow(session, summarize=True)` has the request's
-own chat model write the summary a plan asks for. The summary request's model request is OpenAI
+Summaries (`docs/rules.md#summaries`): by default (`summarize=True`) the request's own chat model
+writes the summary a plan asks for, unless the session has a summarizer of its own
+(`summarize=None`: no summaries from the hook). The summary request's model request is OpenAI
 messages, mapped back onto the agent's messages as a window is, and sent to the request's model
 with the request's system message, tools and model settings bound as the agent binds them (a
 prompt cache can then serve its prefix); the text of its answer is the summary. `summarize` may
@@ -31,11 +32,17 @@ summaries from one model call to the next. A `PlannerSession` serves `agent.invo
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from cwp_client import AsyncPlannerSession, Plan, PlannerSession
 from cwp_client.hooks import missing_framework
-from cwp_client.hooks._window import Placed, placed_request, placed_window, text_of
+from cwp_client.hooks._window import (
+    Placed,
+    chosen_summarizer,
+    placed_request,
+    placed_window,
+    text_of,
+)
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -60,14 +67,15 @@ Origins = list[int | None]
 class PlannedWindow(AgentMiddleware):
     """`create_agent(..., middleware=[PlannedWindow(session)])`; `plans` lists the plans made,
     one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
-    `summarize`: True for summaries by the request's model, a function for summaries by it, None
-    to leave them to the session (see the module's docstring)."""
+    `summarize`: True (the default) for summaries by the request's model, unless the session has
+    a summarizer of its own; a function for summaries by it; None or False for none from the hook
+    (see the module's docstring)."""
 
     def __init__(
         self,
         session: PlannerSession | AsyncPlannerSession,
         *,
-        summarize: Callable[[dict[str, Any]], Any] | Literal[True] | None = None,
+        summarize: Callable[[dict[str, Any]], Any] | bool | None = True,
         **options: Any,
     ) -> None:
         super().__init__()
@@ -80,11 +88,6 @@ class PlannedWindow(AgentMiddleware):
         self, request: ModelRequest, sent: list[dict[str, Any]], origins: Origins, run: str
     ) -> dict[str, Any]:
         options: dict[str, Any] = {**self.options, "format": "openai"}
-        if self.summarize is None:
-            return options
-        if self.summarize is not True:
-            options["summarize"] = self.summarize
-            return options
 
         def messages_for(model_request: dict[str, Any]) -> list[AnyMessage]:
             placed = placed_request(model_request.get("messages") or [], sent)
@@ -99,7 +102,11 @@ class PlannedWindow(AgentMiddleware):
             answer = await request_model(request).ainvoke(messages_for(model_request))
             return text_of(answer.content)
 
-        options["summarize"] = summarize if run == "sync" else asummarize
+        chosen = chosen_summarizer(
+            self.summarize, self.session, lambda: summarize if run == "sync" else asummarize
+        )
+        if chosen is not None:
+            options["summarize"] = chosen
         return options
 
     def wrap_model_call(

@@ -11,8 +11,9 @@ each kept item as the SDK gave it, the drop notice as a new user message, and a 
 shaped (`collapse`, `cap`) as the SDK's own `function_call_output` item with `output` replaced by
 its new text.
 
-Summaries (`docs/rules.md#summaries`): `PlannedInput(session, summarize=True)` has the run's own
-model write the summary a plan asks for. The summary request's model request is Responses input
+Summaries (`docs/rules.md#summaries`): by default (`summarize=True`) the run's own model writes
+the summary a plan asks for, unless the session has a summarizer of its own (`summarize=None`: no
+summaries from the hook). The summary request's model request is Responses input
 (`{"instructions"?, "input"}`), which is what the SDK's `Model.get_response` takes: its items are
 mapped back onto the run's own items as a window is, and sent with the agent's model settings, no
 tools and no tracing; the text of the answer's output messages is the summary. The model is the
@@ -28,11 +29,17 @@ and summaries from one model call to the next.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from cwp_client import AsyncPlannerSession, Plan
 from cwp_client.hooks import missing_framework
-from cwp_client.hooks._window import Placed, placed_request, placed_window, text_of
+from cwp_client.hooks._window import (
+    Placed,
+    chosen_summarizer,
+    placed_request,
+    placed_window,
+    text_of,
+)
 from cwp_client.planner import to_json
 
 try:
@@ -52,14 +59,15 @@ Summarize = Callable[[dict[str, Any]], Awaitable[str] | str]
 class PlannedInput:
     """`RunConfig(call_model_input_filter=PlannedInput(session))`; `plans` lists the plans made,
     one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
-    `summarize`: True for summaries by the run's model (or `model`), a function for summaries by
-    it, None to leave them to the session (see the module's docstring)."""
+    `summarize`: True (the default) for summaries by the run's model (or `model`), unless the
+    session has a summarizer of its own; a function for summaries by it; None or False for none
+    from the hook (see the module's docstring)."""
 
     def __init__(
         self,
         session: AsyncPlannerSession,
         *,
-        summarize: Summarize | Literal[True] | None = None,
+        summarize: Summarize | bool | None = True,
         model: Model | None = None,
         **options: Any,
     ) -> None:
@@ -76,12 +84,15 @@ class PlannedInput:
             options["system"] = instructions
         items = list(data.model_data.input)
         sent = to_json(items)
-        if self.summarize is True:
+
+        async def by_the_run_model(request: dict[str, Any]) -> str:
+            # The model is looked up when a summary is due, not on every plan.
             model = self.model or run_model(data)
-            settings = data.agent.model_settings
-            options["summarize"] = summarize_with(model, items, sent, settings)
-        elif self.summarize is not None:
-            options["summarize"] = self.summarize
+            return await summarize_with(model, items, sent, data.agent.model_settings)(request)
+
+        chosen = chosen_summarizer(self.summarize, self.session, lambda: by_the_run_model)
+        if chosen is not None:
+            options["summarize"] = chosen
         plan = await self.session.plan(sent, **options)
         self.plans.append(plan)
         return ModelInputData(input=window_items(items, sent, plan), instructions=instructions)

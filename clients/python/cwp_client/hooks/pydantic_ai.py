@@ -22,8 +22,9 @@ request keeps the parts whose messages stayed (the original object when all did,
 new `user` entry, the drop notice, becomes a request of its own. Any other new entry is not
 mapped back: the capability raises rather than send the model something else.
 
-Summaries (`docs/rules.md#summaries`): `PlannedWindow(session, summarize=True)` has the request's
-own model write the summary a plan asks for, through a direct model request
+Summaries (`docs/rules.md#summaries`): by default (`summarize=True`) the request's own model
+writes the summary a plan asks for, unless the session has a summarizer of its own
+(`summarize=None`: no summaries from the hook), through a direct model request
 (`pydantic_ai.direct.model_request`). The summary request's model request is OpenAI messages,
 mapped back onto the run's messages as a window is (the summary it holds and the instruction are
 user prompts of requests of their own), and sent with the request's model settings and parameters
@@ -37,11 +38,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from cwp_client import AsyncPlannerSession, Plan
 from cwp_client.hooks import missing_framework
-from cwp_client.hooks._window import Placed, placed_request, placed_window, text_of
+from cwp_client.hooks._window import (
+    Placed,
+    chosen_summarizer,
+    placed_request,
+    placed_window,
+    text_of,
+)
 
 try:
     from pydantic_ai import RunContext
@@ -74,14 +81,15 @@ Origin = tuple[int, int | None]
 class PlannedWindow(AbstractCapability[Any]):
     """`Agent(..., capabilities=[PlannedWindow(session)])`; `plans` lists the plans made, one
     per model request. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
-    `summarize`: True for summaries by the request's model, a function for summaries by it, None
-    to leave them to the session (see the module's docstring)."""
+    `summarize`: True (the default) for summaries by the request's model, unless the session has
+    a summarizer of its own; a function for summaries by it; None or False for none from the hook
+    (see the module's docstring)."""
 
     def __init__(
         self,
         session: AsyncPlannerSession,
         *,
-        summarize: Callable[[dict[str, Any]], Awaitable[str] | str] | Literal[True] | None = None,
+        summarize: Callable[[dict[str, Any]], Awaitable[str] | str] | bool | None = True,
         **options: Any,
     ) -> None:
         self.session = session
@@ -95,10 +103,11 @@ class PlannedWindow(AbstractCapability[Any]):
         messages = request_context.messages
         sent, origins = to_openai(messages)
         options: dict[str, Any] = {**self.options, "format": "openai"}
-        if self.summarize is True:
-            options["summarize"] = summarize_with(request_context, sent, origins)
-        elif self.summarize is not None:
-            options["summarize"] = self.summarize
+        chosen = chosen_summarizer(
+            self.summarize, self.session, lambda: summarize_with(request_context, sent, origins)
+        )
+        if chosen is not None:
+            options["summarize"] = chosen
         plan = await self.session.plan(sent, **options)
         self.plans.append(plan)
         window = window_messages(messages, sent, origins, plan)

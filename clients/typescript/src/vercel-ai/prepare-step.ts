@@ -9,8 +9,9 @@
  * that blocked two plans works across steps. The SDK's `system` prompt is not in `messages`: it is
  * sent on every step, outside the plan, as the planner would treat a system envelope.
  *
- * Summaries (`docs/rules.md#summaries`): with `summarize: true`, the step's own `model` writes the
- * summary a plan asks for, through `generateText`. The summary request's model request is native
+ * Summaries (`docs/rules.md#summaries`): by default (`summarize: true`) the step's own `model`
+ * writes the summary a plan asks for, through `generateText`, unless the session has a summarizer
+ * of its own (`summarize: false`: none from the hook). The summary request's model request is native
  * (`{messages}`), mapped back onto the run's messages as a window is (the summary it holds and the
  * instruction are user messages), and sent with `summaryCall`'s settings: the run's `system`,
  * `tools` and `providerOptions` there let a prompt cache serve its prefix (`prepareStep` is not
@@ -37,8 +38,11 @@ export interface PlanEachStepOptions {
   readonly plan?: Omit<PlanOptions, 'format' | 'prior_records' | 'iteration' | 'include_window'>;
   /** Called with each step's plan and the messages the model will get. */
   readonly onPlan?: (step: PlannedStep) => void;
-  /** True: summaries by the step's model; a function: summaries by it; absent: the session's. */
-  readonly summarize?: Summarizer | true;
+  /**
+   * True (the default): summaries by the step's model, unless the session has a summarizer of
+   * its own; a function: summaries by it; false: none from the hook (the session's still serve).
+   */
+  readonly summarize?: Summarizer | boolean;
   /** More settings of the summary call (`system`, `tools`, `providerOptions`, ...). */
   readonly summaryCall?: SummaryCallSettings;
 }
@@ -76,10 +80,15 @@ export function planEachStep<TOOLS extends ToolSet>(
 ): PrepareStepFunction<TOOLS> {
   return async ({ messages, stepNumber, model }) => {
     const native = toNativeMessages(messages);
+    const chosen = options.summarize ?? true;
     const summarize =
-      options.summarize === true
-        ? summarizeWith(model, messages, native, options.summaryCall)
-        : options.summarize;
+      chosen === true
+        ? session.hasSummarizer
+          ? undefined
+          : summarizeWith(model, messages, native, options.summaryCall)
+        : chosen === false
+          ? undefined
+          : chosen;
     const plan = await session.plan(
       native,
       {
