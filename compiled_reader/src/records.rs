@@ -177,6 +177,32 @@ impl<'py> Kit<'py> {
         class.make(py, [id, name, source, arguments]).map_err(|_| Unread)
     }
 
+    /// The assistant core message of caller message `index`, holding all of its `count` blocks
+    /// (or parts) in order: its text and its calls, as the block formats' readers build it.
+    pub(crate) fn assistant_message(
+        &self,
+        text: &str,
+        calls: Vec<PyObject>,
+        injected: bool,
+        index: usize,
+        count: usize,
+    ) -> Read<PyObject> {
+        let py = self.py;
+        let positions: Vec<PyObject> = (0..count).map(|p| p.into_py(py)).collect();
+        self.message(
+            "assistant",
+            PyString::new(py, text).into_py(py),
+            PyTuple::new(py, calls).into_py(py),
+            py.None(),
+            py.None(),
+            injected,
+            false,
+            index,
+            PyTuple::new(py, positions).into_py(py),
+        )
+        .map_err(|_| Unread)
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn message(
         &self,

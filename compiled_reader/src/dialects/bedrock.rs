@@ -68,20 +68,7 @@ impl Scan {
                     return Err(Unread);
                 }
             }
-            let positions: Vec<PyObject> = (0..blocks.len()).map(|p| p.into_py(py)).collect();
-            let message = kit
-                .message(
-                    "assistant",
-                    PyString::new(py, &text).into_py(py),
-                    PyTuple::new(py, calls).into_py(py),
-                    none(),
-                    none(),
-                    false,
-                    false,
-                    index,
-                    PyTuple::new(py, positions).into_py(py),
-                )
-                .map_err(|_| Unread)?;
+            let message = kit.assistant_message(&text, calls, false, index, blocks.len())?;
             return Ok(vec![message]);
         }
         if role != b"user" || blocks.is_empty() {

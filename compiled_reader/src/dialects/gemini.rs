@@ -122,16 +122,7 @@ impl Scan {
             let mut calls = Vec::new();
             let mut made: Vec<Call> = Vec::new();
             for (call_id, name_bytes, name, arguments) in named {
-                let k = match seen.iter_mut().find(|(known, _)| *known == name_bytes) {
-                    Some((_, count)) => {
-                        *count += 1;
-                        *count
-                    }
-                    None => {
-                        seen.push((name_bytes.clone(), 1));
-                        1
-                    }
-                };
+                let k = occurrence(&mut seen, &name_bytes);
                 let call_id = match call_id {
                     Some(found) => found,
                     None => {
@@ -145,20 +136,7 @@ impl Scan {
                 made.push((name_bytes, call_id.clone_ref(py)));
                 calls.push(kit.tool_call(call_id, name, arguments)?);
             }
-            let positions: Vec<PyObject> = (0..parts.len()).map(|p| p.into_py(py)).collect();
-            let message = kit
-                .message(
-                    "assistant",
-                    PyString::new(py, &text).into_py(py),
-                    PyTuple::new(py, calls).into_py(py),
-                    none(),
-                    none(),
-                    injected,
-                    false,
-                    index,
-                    PyTuple::new(py, positions).into_py(py),
-                )
-                .map_err(|_| Unread)?;
+            let message = kit.assistant_message(&text, calls, injected, index, parts.len())?;
             out.append(message).map_err(|_| Unread)?;
             return Ok(made);
         }
@@ -199,16 +177,7 @@ impl Scan {
                     return Err(Unread);
                 }
                 let name_bytes = self.decoded_bytes(name_node)?;
-                let k = match seen.iter_mut().find(|(known, _)| *known == name_bytes) {
-                    Some((_, count)) => {
-                        *count += 1;
-                        *count
-                    }
-                    None => {
-                        seen.push((name_bytes.clone(), 1));
-                        1
-                    }
-                };
+                let k = occurrence(&mut seen, &name_bytes);
                 let call_id = match call_id {
                     Some(found) => found,
                     None => {
@@ -283,5 +252,20 @@ impl Scan {
         }
         let text = std::str::from_utf8(self.canonical(response)?).map_err(|_| Unread)?;
         Ok(PyString::new(py, text).into_py(py))
+    }
+}
+
+/// How many times `name` has come so far in one content, this time included: the `k` of a
+/// generated id (the `k`-th call of that name, or the `k`-th response to one).
+fn occurrence(seen: &mut Vec<(Vec<u8>, usize)>, name: &[u8]) -> usize {
+    match seen.iter_mut().find(|(known, _)| known.as_slice() == name) {
+        Some((_, count)) => {
+            *count += 1;
+            *count
+        }
+        None => {
+            seen.push((name.to_vec(), 1));
+            1
+        }
     }
 }
