@@ -18,6 +18,7 @@ no cargo it prints one line and succeeds, unless `--require`.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -62,10 +64,7 @@ def build(crates: Path = DEBIAN_CRATES, log_path: Path | None = None) -> str | N
     if args:
         env["MATURIN_PEP517_ARGS"] = " ".join(args)
     command = [sys.executable, "-m", "pip", "install", "--quiet", str(HERE)]
-    with tempfile.TemporaryDirectory(prefix="cwp-cargo-home-") as cargo_home:
-        if crates.is_dir():
-            shutil.copyfile(HERE / "debian-crates.toml", Path(cargo_home) / "config.toml")
-            env["CARGO_HOME"] = cargo_home
+    with debian_cargo_home(env, crates):
         try:
             result = subprocess.run(
                 command,
@@ -85,6 +84,17 @@ def build(crates: Path = DEBIAN_CRATES, log_path: Path | None = None) -> str | N
     return failure_reason(log)
 
 
+@contextlib.contextmanager
+def debian_cargo_home(env: dict[str, str], crates: Path) -> Iterator[None]:
+    """With Debian's crate directory present, `env` points cargo at a `CARGO_HOME` of this build's
+    own holding `debian-crates.toml` (removed afterwards), so no crate is fetched."""
+    with tempfile.TemporaryDirectory(prefix="cwp-cargo-home-") as cargo_home:
+        if crates.is_dir():
+            shutil.copyfile(HERE / "debian-crates.toml", Path(cargo_home) / "config.toml")
+            env["CARGO_HOME"] = cargo_home
+        yield
+
+
 def cargo_test(crates: Path = DEBIAN_CRATES) -> str | None:
     """Run `cargo test` on the crate; None when it passed, else the reason it did not run or
     failed (its output goes to this process's)."""
@@ -97,10 +107,7 @@ def cargo_test(crates: Path = DEBIAN_CRATES) -> str | None:
             filter(None, (libdir, os.environ.get("LD_LIBRARY_PATH")))
         )
     command = ["cargo", "test", "--quiet", "--no-default-features"]
-    with tempfile.TemporaryDirectory(prefix="cwp-cargo-home-") as cargo_home:
-        if crates.is_dir():
-            shutil.copyfile(HERE / "debian-crates.toml", Path(cargo_home) / "config.toml")
-            env["CARGO_HOME"] = cargo_home
+    with debian_cargo_home(env, crates):
         try:
             result = subprocess.run(
                 command, cwd=HERE, env=env, timeout=BUILD_TIMEOUT_SECONDS, check=False
