@@ -411,7 +411,7 @@ def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": text}
 
 
-def caller_start(raw: list[Any], core: Sequence[Message], position: int) -> int:
+def caller_start(raw: Sequence[Any], core: Sequence[Message], position: int) -> int:
     """The first item of core message `position` (`len(raw)` past the last one)."""
     if position >= len(core):
         return len(raw)

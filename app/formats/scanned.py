@@ -13,9 +13,12 @@ refuses raises `Unanswered`, so the whole request is read again by the Python pa
 transcript's compaction artifact depends on the messages after it, which only the whole reading
 sees. Bedrock is read message by message as Anthropic is; Responses and Gemini read a message with
 the ones before it (a run of items, the calls a response answers), so the module reads the whole
-list or hands it back, and the format's Python reader then reads every message. The window of
-those three is written by the format's own writer over the parsed messages, each message it keeps
-as sent then written as its own bytes.
+list or hands it back, and the format's Python reader then reads every message. A Responses window
+keeps or removes whole items, so it is written from the items' bytes as OpenAI's is; a Gemini or
+Bedrock window with nothing shaped is written as the format's writer lays it out, a message that
+keeps all its parts (blocks) as its own bytes and only the ones the removal splits or joins parsed;
+with shaped results the format's own writer runs over the parsed messages, each message it keeps as
+sent then written as its own bytes.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from app.formats.fields import JsonObject, Problems, message_object
 
 SCANNED_FORMATS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
 ONE_TO_ONE = {"native": native, "openai": openai}
-# The formats whose window is written by their own writer (`window`).
+# The formats whose reader reads them here, and Gemini's and Bedrock's window, written by their own
+# writer over the parsed messages (`window`; Responses' is `items_window`).
 WRITTEN = {"responses": responses.DIALECT, "gemini": gemini.DIALECT, "bedrock": bedrock.DIALECT}
 NO_ARTIFACT = anthropic.LastArtifact(())
 
@@ -153,6 +157,12 @@ class ScannedMessages(Sequence[Any]):
         """`app.formats.write_window` of this transcript, kept messages as their own bytes."""
         if format_name == "anthropic":
             return self.block_window(core, removed, notice, texts)
+        if format_name == "responses":
+            return self.items_window(core, removed, notice, texts)
+        if removed is not None and not texts and format_name == "gemini":
+            return self.parts_window(core, removed, notice)
+        if removed is not None and not texts and format_name == "bedrock":
+            return self.seam_window(core, removed, notice)
         written = WRITTEN.get(format_name)
         if written is not None:
             return self.written_window(written, core, removed, notice, texts)
@@ -195,6 +205,84 @@ class ScannedMessages(Sequence[Any]):
             kept = index is not None and value is parsed[index]
             out.append(self.verbatim_parsed(index) if kept else value)  # type: ignore[arg-type]
         return out
+
+    def items_window(
+        self,
+        core: Sequence[Message],
+        removed: tuple[int, int] | None,
+        notice: str | None,
+        texts: Mapping[int, str],
+    ) -> list[Any]:
+        """The Responses window (`responses.with_result_texts` then `responses.write`): the items
+        outside the removed ones, a shaped output's item parsed and rewritten, every other item
+        as its own bytes, so only those are parsed."""
+        outputs = {responses.caller_start(self, core, index): text for index, text in texts.items()}
+        positions: Iterator[int | None] = iter(range(self.size))
+        if removed is not None:
+            start = responses.caller_start(self, core, removed[0])
+            end = responses.caller_start(self, core, removed[1])
+            notices = () if notice is None else (None,)
+            positions = chain(range(start), notices, range(end, self.size))
+        window: list[Any] = []
+        for position in positions:
+            if position is None:
+                assert notice is not None
+                window.append(responses.notice_message(notice))
+            elif position in outputs:
+                window.append({**self[position], "output": outputs[position]})
+            else:
+                window.append(self.verbatim(position))
+        return window
+
+    def kept(self, source: int, blocks: list[int], keep: Any) -> Any:
+        """Caller message `source` holding `blocks`: its own bytes when they are all of its blocks
+        (or parts), else `keep(message, blocks)` of it parsed."""
+        if self.scan.block_count(source) == len(blocks):
+            return self.verbatim(source)
+        return keep(self[source], blocks)
+
+    def parts_window(
+        self, core: Sequence[Message], removed: tuple[int, int], notice: str | None
+    ) -> list[Any]:
+        """Gemini's `write` (nothing shaped): a content keeping all of its parts is its own bytes,
+        so only a content the removal splits is parsed."""
+        start, end = removed
+        notice_positions = () if notice is None else (anthropic.NOTICE_POSITION,)
+        positions = chain(range(start), notice_positions, range(end, len(core)))
+        window: list[Any] = []
+        for run in anthropic.kept_runs(core, positions):
+            if run is None:
+                assert notice is not None
+                window.append(gemini.notice_message(notice))
+            else:
+                window.append(self.kept(run[0], run[1], gemini.with_parts))
+        return window
+
+    def seam_window(
+        self, core: Sequence[Message], removed: tuple[int, int], notice: str | None
+    ) -> list[Any]:
+        """Bedrock's `write` (nothing shaped): the messages at the removal's seam parsed and laid
+        out by `bedrock.seam_groups`, every other kept message its own bytes when it keeps all of
+        its blocks."""
+        start, end = removed
+        head = bedrock.runs_of(core, range(start))
+        tail = bedrock.runs_of(core, range(end, len(core)))
+        prev = head.pop() if head else None
+        following = tail[0] if tail else None
+        groups = bedrock.seam_groups(
+            None if prev is None else bedrock.caller_role(core[start - 1]),
+            notice is not None,
+            None if following is None else bedrock.caller_role(core[end]),
+        )
+        window = [self.kept(source, blocks, anthropic.with_blocks) for source, blocks in head]
+        for items in groups:
+            runs = [
+                prev if item == bedrock.PREV else following if item == bedrock.NEXT else None
+                for item in items
+            ]
+            window.append(bedrock.written(self, runs, notice or ""))  # type: ignore[arg-type]
+        window.extend(self.kept(run[0], run[1], anthropic.with_blocks) for run in tail[1:])
+        return window
 
     def verbatim_parsed(self, index: int) -> Any:
         """`verbatim` of a message already parsed: its bytes when canonical, else its value."""

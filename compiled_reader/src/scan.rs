@@ -242,14 +242,19 @@ impl Scan {
         }
     }
 
-    /// How many content blocks caller message `index` holds; -1 when its content is no array.
+    /// How many content blocks (Gemini: parts) caller message `index` holds; -1 when they are no
+    /// array.
     pub(crate) fn count_blocks(&self, index: usize) -> isize {
         let node = match self.messages.as_ref().and_then(|messages| messages.get(index)) {
             Some(&node) => node,
             None => return -1,
         };
+        // Anthropic's and Bedrock's blocks are `content`, Gemini's parts `parts`.
         let content = match self.node(node).ok().filter(|n| n.kind == OBJ) {
-            Some(_) => self.get(node, b"content").ok().flatten(),
+            Some(_) => match self.get(node, b"content").ok().flatten() {
+                Some(found) => Some(found),
+                None => self.get(node, b"parts").ok().flatten(),
+            },
             None => None,
         };
         match content {
@@ -432,7 +437,8 @@ impl Scan {
         self.spans.iter().map(|&(start, end, canonical)| (start as usize, end as usize, canonical)).collect()
     }
 
-    /// How many content blocks caller message `index` holds; -1 when its content is no array.
+    /// How many content blocks (Gemini: parts) caller message `index` holds; -1 when they are no
+    /// array.
     pub(crate) fn block_count(&self, index: usize) -> isize {
         match &self.block_counts {
             Some(counts) => counts.get(index).copied().unwrap_or(-1),
