@@ -123,9 +123,9 @@ test-examples-typescript: build-clients-typescript $(STAMP_RUN)
 	cd $(TS_VERCEL_AI) && $(NPM_CI) && npm run build && npm test
 
 ifeq ($(NODE_READY),yes)
-test: test-clients-typescript test-examples-typescript
+CLIENT_SUITES += test-clients-typescript test-examples-typescript
 else
-test: skip-typescript
+CLIENT_SUITES += skip-typescript
 endif
 
 .PHONY: skip-typescript
@@ -179,4 +179,13 @@ test-clients-python: $(STAMP_CLIENTS_PYTHON)
 test-examples-python: $(STAMP_CLIENTS_PYTHON)
 	$(BIN)/pytest examples
 
-test: test-clients-python test-examples-python
+CLIENT_SUITES += test-clients-python test-examples-python
+
+# The client and example suites start servers of their own and mostly wait on them, on pip (the
+# hooks' venvs) and on npm: `make test` runs them side by side, each one's output kept together,
+# once the packages they share are installed.
+.PHONY: test-client-suites
+test-client-suites: $(STAMP_RUN) $(STAMP_CLIENTS_PYTHON)
+	$(MAKE) -j4 --output-sync=target $(CLIENT_SUITES)
+
+test: test-client-suites

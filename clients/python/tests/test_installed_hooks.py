@@ -6,7 +6,8 @@ hook and runs an agent through it against the live planner, shaped results inclu
 A venv is made once and reused while its stamp holds: the hash of the client's `pyproject.toml`
 and of every source file of the package it installs (the hooks among them). A changed source
 reinstalls the client alone (`--no-deps`); a changed `pyproject.toml` its dependencies too. A
-first run takes about a minute per framework, a reused venv a second or two.
+first run takes about a minute per framework, the three made side by side; a reused venv a second or
+two.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import subprocess
 import sys
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,18 @@ def venv_with(extra: str) -> Path:
     return python
 
 
+EXTRAS = ("openai-agents", "langchain", "pydantic-ai")
+
+
+@pytest.fixture(scope="module")
+def hook_pythons() -> dict[str, Path]:
+    """Every hook's interpreter, its venv made or refreshed side by side with the others: a first
+    run is mostly pip unpacking and waiting on files, so three at once take little more than the
+    longest alone."""
+    with ThreadPoolExecutor(len(EXTRAS)) as pool:
+        return dict(zip(EXTRAS, pool.map(venv_with, EXTRAS), strict=True))
+
+
 @pytest.mark.parametrize(
     ("extra", "script", "others"),
     [
@@ -77,9 +91,14 @@ def venv_with(extra: str) -> Path:
     ],
 )
 def test_the_installed_hook_runs_an_agent_against_the_planner(
-    server: Server, tmp_path: Path, extra: str, script: str, others: list[str]
+    server: Server,
+    hook_pythons: dict[str, Path],
+    tmp_path: Path,
+    extra: str,
+    script: str,
+    others: list[str],
 ):
-    python = venv_with(extra)
+    python = hook_pythons[extra]
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     # Run outside the checkout, so nothing of it is importable: only what the venv installed.
     isolated = [str(python), "-I", "-c"]
