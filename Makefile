@@ -68,19 +68,19 @@ typecheck: $(STAMP_TEST)
 
 # Every test, under the `ci` Hypothesis profile, with branch coverage of app/ (configured in
 # pyproject.toml); the report prints the total and fails under 95%.
-# The tests that time a real server or a deadline run one at a time, after the rest have run on
-# every core.
+# The tests that start a real server, time a deadline or measure the process (`e2e`, `serial`) run
+# one at a time, after the rest (the slow ones included) have run on every core.
 pytest: $(STAMP_TEST)
 	$(BIN)/coverage erase
-	$(BIN)/pytest -n auto --hypothesis-profile=ci --cov --cov-report= -m "not slow and not e2e"
-	$(BIN)/pytest --hypothesis-profile=ci --cov --cov-append --cov-report= -m "slow or e2e"
+	$(BIN)/pytest -n auto --hypothesis-profile=ci --cov --cov-report= -m "not e2e and not serial"
+	$(BIN)/pytest --hypothesis-profile=ci --cov --cov-append --cov-report= -m "e2e or serial"
 	$(BIN)/coverage report
 
 # Every test under the `deep` Hypothesis profile, in the same two parts, without coverage.
 .PHONY: test-deep
 test-deep: $(STAMP_TEST)
-	$(BIN)/pytest -n auto --hypothesis-profile=deep -m "not slow and not e2e"
-	$(BIN)/pytest --hypothesis-profile=deep -m "slow or e2e"
+	$(BIN)/pytest -n auto --hypothesis-profile=deep -m "not e2e and not serial"
+	$(BIN)/pytest --hypothesis-profile=deep -m "e2e or serial"
 
 openapi: $(STAMP_RUN)
 	$(BIN)/python -m app.export_openapi

@@ -599,7 +599,8 @@ def heap_frozen() -> Iterator[None]:
             gc.unfreeze()
 
 
-@pytest.mark.slow  # measures memory: it runs alone, after the suite's parallel part
+@pytest.mark.slow
+@pytest.mark.serial  # measures memory: it runs alone, after the suite's parallel part
 def test_memory_stays_bounded_over_repeated_hostile_requests(service: Service) -> None:
     inputs = heaviest_inputs()
 

@@ -235,6 +235,7 @@ def padded_plan(size: int) -> bytes:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 async def test_abandoned_work_on_a_large_body_keeps_its_slot_until_it_ends(monkeypatch):
     blocked = BlockedPlanner()
     monkeypatch.setattr(window_route, "plan_window", blocked)
