@@ -167,19 +167,34 @@ class ScannedMessages(Sequence[Any]):
         if written is not None:
             return self.written_window(written, core, removed, notice, texts)
         dialect = ONE_TO_ONE[format_name]
-        count = self.size
-        positions: Iterator[int | None] = iter(range(count))
+        return self.spliced(
+            removed,
+            None if notice is None else dialect.notice_message(notice),
+            {index: ("content", text) for index, text in texts.items()},
+        )
+
+    def spliced(
+        self,
+        removed: tuple[int, int] | None,
+        notice: Any,
+        shaped: Mapping[int, tuple[str, str]],
+    ) -> list[Any]:
+        """The caller's messages without those in `removed` (caller indices [s, e)), the written
+        `notice` (None: none) in their place, each message in `shaped` with its field set to its
+        new text, every other one as its own bytes: the formats whose window keeps or removes
+        whole caller messages (native, OpenAI, Responses)."""
+        positions: Iterator[int | None] = iter(range(self.size))
         if removed is not None:
             start, end = removed
             notices = () if notice is None else (None,)
-            positions = chain(range(start), notices, range(end, count))
+            positions = chain(range(start), notices, range(end, self.size))
         window: list[Any] = []
         for position in positions:
             if position is None:
-                assert notice is not None
-                window.append(dialect.notice_message(notice))
-            elif position in texts:
-                window.append({**self[position], "content": texts[position]})
+                window.append(notice)
+            elif position in shaped:
+                field, text = shaped[position]
+                window.append({**self[position], field: text})
             else:
                 window.append(self.verbatim(position))
         return window
@@ -216,23 +231,20 @@ class ScannedMessages(Sequence[Any]):
         """The Responses window (`responses.with_result_texts` then `responses.write`): the items
         outside the removed ones, a shaped output's item parsed and rewritten, every other item
         as its own bytes, so only those are parsed."""
-        outputs = {responses.caller_start(self, core, index): text for index, text in texts.items()}
-        positions: Iterator[int | None] = iter(range(self.size))
+        items = None
         if removed is not None:
-            start = responses.caller_start(self, core, removed[0])
-            end = responses.caller_start(self, core, removed[1])
-            notices = () if notice is None else (None,)
-            positions = chain(range(start), notices, range(end, self.size))
-        window: list[Any] = []
-        for position in positions:
-            if position is None:
-                assert notice is not None
-                window.append(responses.notice_message(notice))
-            elif position in outputs:
-                window.append({**self[position], "output": outputs[position]})
-            else:
-                window.append(self.verbatim(position))
-        return window
+            items = (
+                responses.caller_start(self, core, removed[0]),
+                responses.caller_start(self, core, removed[1]),
+            )
+        return self.spliced(
+            items,
+            None if notice is None else responses.notice_message(notice),
+            {
+                responses.caller_start(self, core, index): ("output", text)
+                for index, text in texts.items()
+            },
+        )
 
     def kept(self, source: int, blocks: list[int], keep: Any) -> Any:
         """Caller message `source` holding `blocks`: its own bytes when they are all of its blocks
