@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from itertools import chain
 
 from app.core.clear import cleared_results
@@ -71,6 +72,7 @@ from app.core.shaping import shape
 from app.core.summaries import NOT_JUDGED, Judgement, judge, summary_message, unjudged
 from app.core.tokens import (
     ESTIMATE,
+    Tokenizer,
     calibration_scale,
     message_tokens,
     scaled,
@@ -747,11 +749,16 @@ def unshaped_total(messages: Sequence[Message], options: PlanOptions) -> int:
     reserve = strategy.reserve_tokens if isinstance(strategy, Fit) else 0
     tokenizer = ESTIMATE if options.tokenizer is None else options.tokenizer
     scale = calibration_scale(options.calibration, reserve)
+    text = options.system_text
+    system = 0 if text is None else scaled(text_message_tokens(text, tokenizer.count), scale)
+    return system + messages_tokens(messages, tokenizer, scale) + reserve
+
+
+def messages_tokens(messages: Sequence[Message], tokenizer: Tokenizer, scale: Fraction) -> int:
+    """The scaled tokens of `messages`, counted outside the plan's own `TranscriptTokens` (a
+    total before clearing, a span when the plan counts no tokens)."""
     count = tokenizer.count
-    system_text = options.system_text
-    system = 0 if system_text is None else scaled(text_message_tokens(system_text, count), scale)
-    body = sum(scaled(message_tokens(message, count), scale) for message in messages)
-    return system + body + reserve
+    return sum(scaled(message_tokens(message, count), scale) for message in messages)
 
 
 def count_tokens(
@@ -975,8 +982,5 @@ def span_tokens(planning: Planning, drop: Drop) -> int:
     """The span's tokens with the request's tokenizer (`estimate` when none) and calibration."""
     if planning.tokens is not None:
         return drop.tokens
-    options = planning.options
-    count = ESTIMATE.count
-    scale = calibration_scale(options.calibration, 0)
-    span = planning.transcript.messages[drop.start : drop.end]
-    return sum(scaled(message_tokens(message, count), scale) for message in span)
+    scale = calibration_scale(planning.options.calibration, 0)
+    return messages_tokens(planning.transcript.messages[drop.start : drop.end], ESTIMATE, scale)

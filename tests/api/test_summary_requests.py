@@ -171,10 +171,19 @@ def test_bedrock_kept_request_path_joins_the_summary_to_the_request() -> None:
         grown.extend([{"role": "assistant", "content": [{"text": "Noted."}]}, *extra[:2]])
         grown.append({"role": "assistant", "content": [{"text": "Done."}]})
     again = plan({**with_summary(body, first), "messages": grown, "summarize": SUMMARIZE})
-    if again["summary_request"] is not None:
-        messages = request_messages(again, "bedrock", provider_body["system"])
-        assert bedrock_tests.converse_report(messages, provider_body["system"]) == ""
-        assert bedrock_tests.bedrock_violations(messages) == []
+    assert again["summary_used"] is not None
+    messages = request_messages(again, "bedrock", provider_body["system"])
+    assert bedrock_tests.converse_report(messages, provider_body["system"]) == ""
+    assert bedrock_tests.bedrock_violations(messages) == []
+    # The summary as first written ({REST} empty), joined to the request's message as the window
+    # that carried it joined it: the request shares that window's bytes up to there.
+    first_written = with_summary(body, first)["summaries"][0]
+    through = first_written["through"] - first_written["from"] + 1
+    text = f"[compacted history — {through} earlier message(s) summarized by the model]"
+    assert messages[0]["content"][: len(request_message["content"])] == request_message["content"]
+    assert messages[0]["content"][len(request_message["content"])] == {
+        "text": f"{text}\n\n{SUMMARY}"
+    }
 
 
 @pytest.mark.parametrize("name", list(responses_tests.BODIES))
