@@ -234,11 +234,18 @@ impl Scan {
         })
     }
 
-    /// `item.get(key, "")`: the arguments as sent, "" when absent.
+    /// `item.get(key, "")`: the arguments as sent, "" when absent; an object or array written as
+    /// orjson writes it is kept as its own bytes (`Kit::fragment`).
     pub(crate) fn arguments<'py>(&self, kit: &Kit<'py>, object: usize, key: &[u8]) -> Read<PyObject> {
         match self.get(object, key)? {
             None => Ok(kit.empty.clone_ref(kit.py)),
-            Some(node) => self.value(kit, node),
+            Some(node) => match self.node(node)?.kind {
+                OBJ | ARR => match self.canonical(node) {
+                    Ok(bytes) => kit.fragment(bytes),
+                    Err(_) => self.value(kit, node),
+                },
+                _ => self.value(kit, node),
+            },
         }
     }
 
