@@ -64,8 +64,8 @@ DIALECTS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
 def comparable(read: Any) -> Any:
     """A read's messages with each call's arguments as the text tokens count
     (`app.core.tokens.arguments_text`): the compiled reader keeps arguments written as orjson
-    writes them as their own bytes (an `orjson.Fragment`, equal only to itself), the Python
-    readers as the parsed value. Anything but a list of messages is returned as it is."""
+    writes them as that text, the Python readers as the parsed value. Anything but a list of
+    messages is returned as it is."""
     from app.core.messages import Message
     from app.core.tokens import arguments_text
 

@@ -878,12 +878,14 @@ def plan_transcript(
     standings: tuple[DroppedStanding, ...] | None = None
     if fold is not None:
         standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)
+    # The turns' own index objects, not new ones: tens of thousands of them on a large body.
+    numbers = [segment.turn for segment in transcript.segments]
     return WindowPlan(
         engaged=True,
         current_request=current_request,
         turns=reported_turns(transcript, decision.held, evicted, tokens),
-        kept=tuple(index for index in range(turn_count) if index not in evicted),
-        evicted=tuple(evicted),
+        kept=(*numbers[: evicted.start], *numbers[evicted.stop :]),
+        evicted=tuple(numbers[evicted.start : evicted.stop]),
         evicted_messages=() if drop is None else drop.caller_messages,
         pins=pins,
         refusals=decision.refusals,

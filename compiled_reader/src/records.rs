@@ -10,9 +10,8 @@ use std::collections::HashMap;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
-use pyo3::once_cell::GILOnceCell;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyString, PyTuple};
 use pyo3::AsPyPointer;
 
 use crate::survey::Surveyor;
@@ -111,7 +110,7 @@ pub(crate) struct Kit<'py> {
     pub(crate) pending_calls: RefCell<Vec<(PyObject, PyObject)>>,
 }
 
-/// The longest string `Kit::short` shares, and how many it keeps.
+/// The longest string `Kit::short` shares, and how many it keeps at once.
 pub(crate) const SHORT_TEXT: usize = 32;
 pub(crate) const SHORT_KEPT: usize = 4096;
 
@@ -145,26 +144,15 @@ impl<'py> Kit<'py> {
             return found.clone_ref(py);
         }
         let made: PyObject = PyString::new(py, text).into_py(py);
-        if short.len() < SHORT_KEPT {
-            short.insert(text.as_bytes().to_vec(), made.clone_ref(py));
+        if short.len() >= SHORT_KEPT {
+            // Full: begin again rather than stop sharing. A result's id follows its call's
+            // closely, so the recent texts are the ones met again: past the first 4,096, each
+            // result would otherwise hold an id of its own (1.4 MiB of 29,764 on the benchmark's
+            // 33.7 MiB body).
+            short.clear();
         }
+        short.insert(text.as_bytes().to_vec(), made.clone_ref(py));
         made
-    }
-
-    /// `orjson.Fragment(bytes)`: a call's arguments as their own bytes, where those are exactly
-    /// what orjson writes for their parsed value. The arguments are read only to count tokens, as
-    /// that compact JSON (`app.core.tokens.arguments_text`, which writes a fragment as it is), so
-    /// the text is the same while the object tree is not built: 7.0 against 2.6 MiB on the
-    /// benchmark's 33.7 MiB body, and more where a call's arguments are larger.
-    pub(crate) fn fragment(&self, bytes: &[u8]) -> Read<PyObject> {
-        static FRAGMENT: GILOnceCell<PyObject> = GILOnceCell::new();
-        let py = self.py;
-        if FRAGMENT.get(py).is_none() {
-            let class = py.import("orjson").and_then(|orjson| orjson.getattr("Fragment"));
-            let _ = FRAGMENT.set(py, class.map_err(|_| Unread)?.into_py(py));
-        }
-        let class = FRAGMENT.get(py).ok_or(Unread)?;
-        class.call1(py, (PyBytes::new(py, bytes),)).map_err(|_| Unread)
     }
 
     pub(crate) fn flag(&self, value: bool) -> PyObject {

@@ -150,16 +150,15 @@ def test_token_counting_bodies_are_answered_by_the_compiled_path(
     assert assert_same_answer(respaced(encoded)) == 200
 
 
-def test_arguments_written_as_orjson_writes_them_are_kept_as_their_own_bytes() -> None:
+def test_arguments_written_as_orjson_writes_them_are_kept_as_that_text() -> None:
     """Not parsed into an object tree (memory): the same text for the tokens, which
-    `arguments_text` writes from either."""
+    `arguments_text` takes as it is from a string and writes from a parsed value."""
     call = {"id": "c1", "name": "t", "arguments": {"path": "a.txt", "lines": [1, 2]}}
-    compact = orjson.dumps(
-        {"messages": [{"role": "assistant", "content": "", "tool_calls": [call]}]}
-    )
-    for body, kept_as in ((compact, orjson.Fragment), (respaced(compact), dict)):
-        (message,) = compiled.scan(body, 64).read("native", Message, ToolCall)
-        arguments = message.tool_calls[0].arguments
+    message = {"role": "assistant", "content": "", "tool_calls": [call]}
+    compact = orjson.dumps({"messages": [message]})
+    for body, kept_as in ((compact, str), (respaced(compact), dict)):
+        (read,) = compiled.scan(body, 64).read("native", Message, ToolCall)
+        arguments = read.tool_calls[0].arguments
         assert type(arguments) is kept_as
         assert arguments_text(arguments) == '{"path":"a.txt","lines":[1,2]}'
 
