@@ -27,3 +27,35 @@ def test_cpu_time_grows_with_work():
 
 def test_a_missing_process_reads_as_unknown():
     assert process_cpu_seconds(2**22 + 1) is None  # above the kernel's largest pid
+
+
+def test_the_served_bench_app_counts_the_cores_cpu_per_plan(monkeypatch: pytest.MonkeyPatch):
+    import asyncio
+
+    import orjson
+
+    from app.api.routes import window
+    from bench.app import create_bench_app
+    from bench.asgi import call_asgi
+    from bench.generate import plan_body
+
+    monkeypatch.setattr(window, "plan_window", window.plan_window)  # put back afterwards
+    app = create_bench_app(server=True)
+    body = plan_body(50, "native")
+
+    def call(method: str, path: str, content: bytes = b"") -> bytes:
+        status, _, payload = asyncio.run(call_asgi(app, method, path, content))
+        assert status == 200, payload
+        return payload
+
+    call("GET", "/bench/core-cpu")
+    call("POST", "/v1/window/plan", body)
+    call("POST", "/v1/window/plan", body)
+    call("POST", "/bench/bare", body)
+    counted = orjson.loads(call("GET", "/bench/core-cpu"))
+    assert counted["calls"] == 2
+    assert counted["nanoseconds"] > 0
+    assert orjson.loads(call("GET", "/bench/core-cpu")) == {"nanoseconds": 0, "calls": 0}
+    create_bench_app(server=True)  # a second app does not time the core twice
+    call("POST", "/v1/window/plan", body)
+    assert orjson.loads(call("GET", "/bench/core-cpu"))["calls"] == 1
