@@ -103,7 +103,7 @@ def scanned_plan_answer(
     except InvalidRequest:
         raise Unanswered from None
     # What is read goes as soon as it is read: the parsed fields (a ledger's rows) and, once the
-    # plan has it, the survey are not held while the answer is written (memory, decision 0033).
+    # plan has it, the survey are not held while the answer is written (memory, decision 0036).
     name, callers, messages = request.dialect.name, scanned.messages, request.messages
     del scanned, fields
     surveyed, callers.survey = callers.survey, None
