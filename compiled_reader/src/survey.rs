@@ -24,6 +24,9 @@ pub(crate) struct Surveyor<'py> {
     pub(crate) turn_calls: Option<&'py PyList>,
     pub(crate) turn: i64,
     pub(crate) start: usize,
+    /// The last segment's `end`, which is the next one's `start`: one int object for both (tens
+    /// of thousands of them on a large body, alive through the plan).
+    pub(crate) last_end: Option<PyObject>,
     pub(crate) size: usize,
     pub(crate) count: usize,
 }
@@ -43,6 +46,7 @@ impl<'py> Surveyor<'py> {
             turn_calls: None,
             turn: -1,
             start: 0,
+            last_end: None,
             size: 0,
             count: 0,
         })
@@ -51,7 +55,13 @@ impl<'py> Surveyor<'py> {
     // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
     pub(crate) fn close_segment(&mut self, end: usize) -> PyResult<()> {
         let py = self.py;
-        let fields = [self.turn.into_py(py), self.start.into_py(py), end.into_py(py), self.size.into_py(py)];
+        let start = match self.last_end.take() {
+            Some(shared) if self.start > 0 => shared,
+            _ => self.start.into_py(py),
+        };
+        let end_object = end.into_py(py);
+        self.last_end = Some(end_object.clone_ref(py));
+        let fields = [self.turn.into_py(py), start, end_object, self.size.into_py(py)];
         let made = self.segment.make(py, fields)?;
         self.segments.push(made);
         Ok(())
