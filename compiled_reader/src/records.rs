@@ -155,6 +155,15 @@ impl<'py> Kit<'py> {
         made
     }
 
+    /// The string of UTF-8 `bytes` (Unread where they are not): decoded by Python when long,
+    /// shared through `text` when short.
+    pub(crate) fn text_of(&self, bytes: &[u8]) -> Read<PyObject> {
+        if bytes.len() > SHORT_TEXT {
+            return decoded(self.py, bytes);
+        }
+        Ok(self.text(std::str::from_utf8(bytes).map_err(|_| Unread)?))
+    }
+
     pub(crate) fn flag(&self, value: bool) -> PyObject {
         if value { self.yes.clone_ref(self.py) } else { self.no.clone_ref(self.py) }
     }

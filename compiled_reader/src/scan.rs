@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 use pyo3::types::{PyDict, PyList};
 
-use crate::records::{decoded, Kit, Read, Unread, SHORT_TEXT};
+use crate::records::{Kit, Read, Unread};
 use crate::survey::Surveyor;
 use crate::tape::*;
 
@@ -160,10 +160,7 @@ impl Scan {
         }
         if node.flags & ESCAPED == 0 {
             let bytes = self.bytes().get(node.start as usize..node.end as usize).ok_or(Unread)?;
-            if bytes.len() > SHORT_TEXT {
-                return decoded(kit.py, bytes);
-            }
-            return Ok(kit.text(std::str::from_utf8(bytes).map_err(|_| Unread)?));
+            return kit.text_of(bytes);
         }
         let mut out = String::new();
         self.decode_into(node, &mut out)?;
@@ -245,8 +242,7 @@ impl Scan {
             None => Ok(kit.empty.clone_ref(kit.py)),
             Some(node) => match self.node(node)?.kind {
                 OBJ | ARR => match self.canonical(node) {
-                    Ok(bytes) if bytes.len() > SHORT_TEXT => decoded(kit.py, bytes),
-                    Ok(bytes) => Ok(kit.text(std::str::from_utf8(bytes).map_err(|_| Unread)?)),
+                    Ok(bytes) => kit.text_of(bytes),
                     Err(_) => self.value(kit, node),
                 },
                 _ => self.value(kit, node),

@@ -55,10 +55,7 @@ impl<'py> Surveyor<'py> {
     // Built owned, not in the GIL pool: each temporary goes as soon as it is used.
     pub(crate) fn close_segment(&mut self, end: usize) -> PyResult<()> {
         let py = self.py;
-        let start = match self.last_end.take() {
-            Some(shared) if self.start > 0 => shared,
-            _ => self.start.into_py(py),
-        };
+        let start = self.last_end.take().unwrap_or_else(|| self.start.into_py(py));
         let end_object = end.into_py(py);
         self.last_end = Some(end_object.clone_ref(py));
         let fields = [self.turn.into_py(py), start, end_object, self.size.into_py(py)];
