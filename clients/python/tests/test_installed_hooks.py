@@ -5,9 +5,10 @@ hook and runs an agent through it against the live planner, shaped results inclu
 
 A venv is made once and reused while its stamp holds: the hash of the client's `pyproject.toml`
 and of every source file of the package it installs (the hooks among them). A changed source
-reinstalls the client alone (`--no-deps`); a changed `pyproject.toml` its dependencies too. A
-first run takes about a minute per framework, the three made side by side; a reused venv a second or
-two.
+reinstalls the client alone (`--no-deps`); a changed `pyproject.toml` its dependencies too. The
+client is built into one wheel first, which the venvs then install side by side: three builds
+from the one source tree at once would share its `build/` directory and break each other. A
+first run takes about a minute per framework; a reused venv a second or two.
 """
 
 from __future__ import annotations
@@ -51,35 +52,54 @@ def pip(python: Path, *arguments: str) -> None:
     )
 
 
-def venv_with(extra: str) -> Path:
-    """The interpreter of `.venv-hooks/<extra>/`, with the client and its extra installed as of
-    now."""
+def is_current(extra: str) -> bool:
+    """Whether `.venv-hooks/<extra>/` holds the client as of now."""
+    home = VENVS / extra
+    stamp_file = home / ".installed"
+    python = home / "bin" / "python"
+    return python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp_of()
+
+
+def client_wheel(directory: Path) -> Path:
+    """The client built once into a wheel in `directory`."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(directory),
+         str(CLIENT)],
+        check=True,
+        timeout=INSTALL_SECONDS,
+        cwd=REPO_ROOT,
+    )  # fmt: skip
+    (wheel,) = directory.glob("*.whl")
+    return wheel
+
+
+def install(extra: str, wheel: Path) -> None:
+    """`.venv-hooks/<extra>/` made or refreshed with the client's `wheel` and its extra."""
     home = VENVS / extra
     python = home / "bin" / "python"
-    stamp_file = home / ".installed"
-    wanted = stamp_of()
-    if stamp_file.exists() and stamp_file.read_text() == wanted and python.exists():
-        return python
     fresh = not python.exists()
     if fresh:
         venv.EnvBuilder(with_pip=True, clear=True).create(home)
-    pip(python, f"{CLIENT}[{extra}]")
+    pip(python, f"{wheel}[{extra}]")
     if not fresh:  # the same version number: pip kept the old copy of the package
-        pip(python, "--no-deps", "--force-reinstall", str(CLIENT))
-    stamp_file.write_text(wanted)
-    return python
+        pip(python, "--no-deps", "--force-reinstall", str(wheel))
+    (home / ".installed").write_text(stamp_of())
 
 
 EXTRAS = ("openai-agents", "langchain", "pydantic-ai")
 
 
 @pytest.fixture(scope="module")
-def hook_pythons() -> dict[str, Path]:
+def hook_pythons(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Every hook's interpreter, its venv made or refreshed side by side with the others: a first
     run is mostly pip unpacking and waiting on files, so three at once take little more than the
     longest alone."""
-    with ThreadPoolExecutor(len(EXTRAS)) as pool:
-        return dict(zip(EXTRAS, pool.map(venv_with, EXTRAS), strict=True))
+    stale = [extra for extra in EXTRAS if not is_current(extra)]
+    if stale:
+        wheel = client_wheel(tmp_path_factory.mktemp("client-wheel"))
+        with ThreadPoolExecutor(len(stale)) as pool:
+            list(pool.map(install, stale, [wheel] * len(stale)))
+    return {extra: VENVS / extra / "bin" / "python" for extra in EXTRAS}
 
 
 @pytest.mark.parametrize(
