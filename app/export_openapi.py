@@ -16,12 +16,16 @@ from typing import Any
 import orjson
 from fastapi.responses import Response
 
+from app.api.answers import (
+    cap_answer,
+    keep_answer,
+    lookup_answer,
+    offer_answer,
+    plan_answer,
+    use_answer,
+)
 from app.api.examples import ANSWERS_FILE
 from app.api.metrics import create_metrics
-from app.api.routes.cap import cap_answer
-from app.api.routes.kept import keep_answer, lookup_answer, use_answer
-from app.api.routes.offer import offer_answer
-from app.api.routes.window import plan_answer
 from app.main import create_app
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"

@@ -25,9 +25,11 @@ from app.api.metrics import create_metrics
 from app.api.middleware import ServiceMiddleware
 from app.api.openapi_doc import build_openapi, register_schema
 from app.api.problems import Problem, install_problem_handlers
-from app.api.routes import cap, kept, offer, service, viewer, window
+from app.api.routes import include_routes
+from app.core.window import plan_window
 from app.lifecycle import Lifecycle
 from app.logs import stamp_request_ids
+from app.service.plan import PlanCore
 from app.settings import Settings, load_settings
 from app.tokenizers import MEMO
 
@@ -53,10 +55,14 @@ TAGS = [
 ]
 
 
-def create_app(settings: Settings | None = None, *, server: bool = False) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, server: bool = False, plan_core: PlanCore = plan_window
+) -> FastAPI:
     """The app for `settings` (read from the environment when absent).
 
     `server` is for the serving process only: its lifespan then freezes what start-up built.
+    `plan_core` is the core's plan entry point the plan route calls (the benchmark hands a timed
+    one, a test one that waits).
     """
     settings = settings or load_settings()
     stamp_request_ids()
@@ -89,6 +95,7 @@ def create_app(settings: Settings | None = None, *, server: bool = False) -> Fas
     MEMO.resize(settings.token_memo_entries)
     app.state.metrics = create_metrics()
     app.state.lifecycle = lifecycle
+    app.state.plan_core = plan_core
 
     install_problem_handlers(app)
     app.add_middleware(
@@ -97,14 +104,7 @@ def create_app(settings: Settings | None = None, *, server: bool = False) -> Fas
         max_body_bytes=settings.max_body_bytes,
         read_timeout_seconds=settings.read_timeout_seconds,
     )
-    app.include_router(window.router)
-    app.include_router(cap.router)
-    app.include_router(offer.router)
-    app.include_router(kept.router)
-    app.include_router(service.router)
-    app.include_router(viewer.router)
-    app.mount(service.ASSETS_PATH, service.swagger_assets(), name="swagger-assets")
-    app.mount(viewer.ASSETS_PATH, viewer.viewer_assets(), name="viewer-assets")
+    include_routes(app)
 
     register_schema(Problem)
 

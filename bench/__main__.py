@@ -225,8 +225,8 @@ def measure_endpoint(
 
 
 def plan_core(body: bytes) -> Callable[[], Any]:
-    from app.api.plan_input import read_plan_input
     from app.core.window import plan_window
+    from app.service.plan_input import read_plan_input
 
     request = read_plan_input(orjson.loads(body), 10**9)
     messages, options = request.messages, request.options
@@ -234,9 +234,9 @@ def plan_core(body: bytes) -> Callable[[], Any]:
 
 
 def offer_core(body: bytes) -> Callable[[], Any]:
-    from app.api.routes.offer import read_offer_request
     from app.core.ledger import fold_ledger
     from app.core.offer import offer
+    from app.service.offer import read_offer_request
 
     request, ledger, messages = read_offer_request(orjson.loads(body), 10**9)
     fold = fold_ledger(ledger)

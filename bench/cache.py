@@ -49,11 +49,10 @@ from typing import Any
 
 import orjson
 
-from app.api.metrics import create_metrics
-from app.api.routes.window import plan_answer
 from app.audit.summarizer import kept_entries, scripted_summary
 from app.core.tokens import estimate_tokens, message_tokens
 from app.formats import dialect_of, read_messages
+from app.service.plan import plan_request
 from bench.generate import calling_turn, text_of
 
 SYSTEM = "You operate the lab through tools. Answer briefly; call a tool when you need data."
@@ -153,7 +152,6 @@ def run(
     """One agent run under `strategy` (its `measured` filled in by the run for token-budget) and
     the request's other `options` (`clear`, `summarize`); `agent` is one of `AGENTS`; with `ids`,
     each result opens with its call's id (`model_turns`)."""
-    metrics = create_metrics()
     tally = Tally(name, agent)
     history: list[Any] = [
         {"role": "system", "content": SYSTEM},
@@ -183,7 +181,7 @@ def run(
             body["strategy"]["measured"] = (
                 None if measured is None else {"input_tokens": measured, "output_tokens": 50}
             )
-        answer = orjson.loads(plan_answer(body, MAX_MESSAGES, metrics).body)
+        answer = orjson.loads(orjson.dumps(plan_request(body, MAX_MESSAGES).content))
         asked = answer.get("summary_request")
         if asked is not None:
             asked_tokens = window_tokens(asked["request"]["messages"])
@@ -200,7 +198,7 @@ def run(
                 # the second answer (and its record) is kept.
                 summaries = kept_entries(summaries, asked, text)
                 body["summaries"] = summaries
-                answer = orjson.loads(plan_answer(body, MAX_MESSAGES, metrics).body)
+                answer = orjson.loads(orjson.dumps(plan_request(body, MAX_MESSAGES).content))
         if answer["record"] is not None:
             records.append(answer["record"])
         window = answer["window"]

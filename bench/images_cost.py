@@ -27,9 +27,9 @@ from typing import Any
 import orjson
 
 import app.core.images as images
-from app.api.plan_input import read_plan_input
 from app.core.window import plan_window
 from app.main import create_app
+from app.service.plan_input import read_plan_input
 from app.settings import Settings
 from bench.asgi import call_asgi
 from bench.images import b64, data_url, png

@@ -38,10 +38,8 @@ from typing import Any
 
 import orjson
 
+from app.api.answers import cap_answer, offer_answer, plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.cap import cap_answer
-from app.api.routes.offer import offer_answer
-from app.api.routes.window import plan_answer
 from app.errors import InvalidRequest
 from app.settings import Settings
 from bench.generate import to_anthropic, to_openai

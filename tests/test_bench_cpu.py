@@ -29,17 +29,15 @@ def test_a_missing_process_reads_as_unknown():
     assert process_cpu_seconds(2**22 + 1) is None  # above the kernel's largest pid
 
 
-def test_the_served_bench_app_counts_the_cores_cpu_per_plan(monkeypatch: pytest.MonkeyPatch):
+def test_the_served_bench_app_counts_the_cores_cpu_per_plan():
     import asyncio
 
     import orjson
 
-    from app.api.routes import window
     from bench.app import create_bench_app
     from bench.asgi import call_asgi
     from bench.generate import plan_body
 
-    monkeypatch.setattr(window, "plan_window", window.plan_window)  # put back afterwards
     app = create_bench_app(server=True)
     body = plan_body(50, "native")
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from app.api.answers import cap_answer, offer_answer, plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.cap import cap_answer
-from app.api.routes.offer import offer_answer
-from app.api.routes.window import plan_answer
 from bench.__main__ import FORMATS
 from bench.generate import cap_body, native_transcript, offer_body, plan_body
 

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app import tokenizers
+from app.api.answers import plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.window import plan_answer
 from app.settings import SettingsError, load_settings
 from app.tokenizers import (
     KEYINGS,

@@ -1,4 +1,4 @@
-"""Reading a request body: content type, strict JSON, nesting depth, and model validation.
+"""Reading a request body: content type, strict JSON and nesting depth, within the deadline.
 
 Bodies are parsed with orjson, which refuses exactly what docs/rules.md#validation calls "not JSON":
 `NaN`, `Infinity`, numbers beyond a double's range and unpaired surrogate escapes are a 400, like
@@ -10,21 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 from fastapi import Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ValidationError
 
 from app.api.collector import collector_paused
 from app.api.deadline import WorkSlots, run_with_deadline
-from app.api.problems import ProblemError, pydantic_errors
-from app.errors import FieldError, InvalidRequest
+from app.api.problems import ProblemError
+from app.errors import FieldError
 from app.formats.scanned import Unanswered
 from app.settings import Settings
-
-ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def require_json_content_type(content_type: str | None) -> None:
@@ -87,27 +84,6 @@ def nesting_depth(value: Any, limit: int) -> int:
                     keep(item)
         level = found
     return depth
-
-
-def require_object(raw: Any) -> dict[str, Any]:
-    """The body as a JSON object; any other JSON value is refused before anything is read."""
-    if not isinstance(raw, dict):
-        raise InvalidRequest([FieldError(("body",), "the body must be a JSON object", "dict_type")])
-    return raw
-
-
-def validate_model(model: type[ModelT], value: Any, errors: list[FieldError]) -> ModelT | None:
-    """`model` validated from `value`, or None with its errors appended (located under body)."""
-    try:
-        return model.model_validate(value)
-    except ValidationError as error:
-        errors.extend(pydantic_errors(error.errors(include_url=False), ("body",)))
-        return None
-
-
-def raise_if_any(errors: list[FieldError]) -> None:
-    if errors:
-        raise InvalidRequest(errors)
 
 
 @dataclass(frozen=True, slots=True)

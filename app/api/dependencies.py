@@ -1,8 +1,8 @@
 """What a route receives from the app: its settings, metrics, lifecycle and the request's body.
 
 Routes declare these as parameters (`settings: SettingsDep`, `metrics: MetricsDep`,
-`body: JsonBody`) instead of reading `request.app.state` themselves, so each route says in its
-signature what it uses, and the app's state is read in this one module.
+`core: PlanCoreDep`, `body: JsonBody`) instead of reading `request.app.state` themselves, so each
+route says in its signature what it uses, and the app's state is read in this one module.
 
 Each is `async def` although it never awaits: FastAPI runs a plain `def` dependency in a worker
 thread, and with those hops (eight per plan request) a 50-message plan took 1.11 ms in process
@@ -19,6 +19,7 @@ from app.api.body import ReceivedBody, read_body, require_json_content_type
 from app.api.deadline import WorkSlots
 from app.api.metrics import Metrics
 from app.lifecycle import Lifecycle
+from app.service.plan import PlanCore
 from app.settings import Settings
 
 
@@ -30,6 +31,12 @@ async def app_settings(request: Request) -> Settings:
 async def app_metrics(request: Request) -> Metrics:
     metrics: Metrics = request.app.state.metrics
     return metrics
+
+
+async def app_plan_core(request: Request) -> PlanCore:
+    """The core's plan entry point the app was built with (`create_app(plan_core=...)`)."""
+    core: PlanCore = request.app.state.plan_core
+    return core
 
 
 async def app_lifecycle(request: Request) -> Lifecycle:
@@ -49,6 +56,7 @@ def large_body_slots(request: Request) -> WorkSlots:
 SettingsDep = Annotated[Settings, Depends(app_settings)]
 MetricsDep = Annotated[Metrics, Depends(app_metrics)]
 LifecycleDep = Annotated[Lifecycle, Depends(app_lifecycle)]
+PlanCoreDep = Annotated[PlanCore, Depends(app_plan_core)]
 
 
 async def receive_json_body(request: Request, settings: SettingsDep) -> ReceivedBody:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import FieldError, InvalidRequest
+from app.service.reading import pydantic_errors
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -127,14 +128,6 @@ def _describe(errors: list[FieldError]) -> str:
     where = ".".join(str(part) for part in first.loc)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{where}: {first.msg}{more}"
-
-
-def pydantic_errors(errors: Any, prefix: tuple[str | int, ...] = ()) -> list[FieldError]:
-    """Field errors from pydantic's error list, located under `prefix`."""
-    found = []
-    for error in errors:
-        found.append(FieldError((*prefix, *error["loc"]), str(error["msg"]), str(error["type"])))
-    return found
 
 
 def install_problem_handlers(app: FastAPI) -> None:

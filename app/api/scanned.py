@@ -15,11 +15,11 @@ from typing import Any
 import orjson
 
 from app import compiled
-from app.api.transcript import ReadTranscript
 from app.core.defaults import DEFAULT_FORMAT
 from app.errors import FieldError
 from app.formats import dialect_of, system_prompt_problem
 from app.formats.scanned import ScannedMessages, Unanswered
+from app.service.transcript import ReadTranscript
 
 __all__ = ["ScannedRequest", "Unanswered", "scan_request"]
 
@@ -46,7 +46,7 @@ class ScannedRequest:
     def read_transcript(
         self, raw: dict[str, Any], max_messages: int, errors: list[FieldError]
     ) -> ReadTranscript:
-        """`app.api.transcript.read_transcript` of the scanned messages; `Unanswered` wherever
+        """`app.service.transcript.read_transcript` of the scanned messages; `Unanswered` wherever
         that would record an error."""
         if errors or len(self.messages) > max_messages:
             raise Unanswered

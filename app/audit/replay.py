@@ -3,9 +3,9 @@
 At every model call of a recorded transcript (a *step*), the messages before it are planned with
 each configuration, and the window is judged: the evidence it kept (`app.audit.evidence`), its
 tokens, whether a provider would refuse it (`app.audit.validity`), and what it costs next to the
-previous step's window under a prompt cache. The service's configurations are planned through the
-route's own pipeline (`read_plan_input`, `plan_window`, the dialect's placer and writer), in
-process or over HTTP against a running service; the peers through `app.audit.peers`.
+previous step's window under a prompt cache. The service's configurations are planned by the
+plan use case itself (`app.service.plan`), in process, or over HTTP against a running service; the
+peers through `app.audit.peers`.
 
 The budget of a file is fixed for all its steps, as a model's limit is, and each configuration
 plays the agent: step k of a file is sent as `iteration` k, with the non-null records of its own
@@ -27,8 +27,6 @@ from typing import Any, Protocol
 
 import orjson
 
-from app.api.plan_input import read_plan_input
-from app.api.routes.window import summary_fields
 from app.audit import evidence as ev
 from app.audit.peers import PEER_FUNCTIONS, OpenAIForm, PeerSkipped, openai_form
 from app.audit.summarizer import (
@@ -38,12 +36,12 @@ from app.audit.summarizer import (
     scripted_summary,
 )
 from app.audit.validity import window_violations
-from app.core import plan_types as plan
 from app.core.messages import Message
 from app.core.tokens import TokenCounter, message_tokens, text_message_tokens
-from app.core.window import plan_window
 from app.errors import InvalidRequest
 from app.formats import Dialect
+from app.service.plan import plan_request
+from app.service.plan_input import read_plan_input
 
 MIN_BUDGET = 200
 DEFAULT_FRACTION = 0.35
@@ -197,24 +195,16 @@ class Planner(Protocol):
 
 
 def plan_in_process(body: dict[str, Any]) -> Planned:
-    """The route's pipeline on a parsed body: read, plan, place, write (no HTTP)."""
+    """The service's plan use case on a parsed body, as the route runs it (no HTTP)."""
     started = time.perf_counter()
-    request = read_plan_input(body, len(body["messages"]) + 1)
-    dialect, callers, messages = request.dialect, list(request.callers), request.messages
-    carries_parts = dialect.result_parts_predicate(callers)
-    result = plan_window(messages, request.options, carries_parts=carries_parts)
-    result = dialect.place_window(callers, messages, result)
-    notice = result.notice.content if result.notice else None
-    texts = {shaped.index: shaped.content for shaped in result.shaped_results}
-    window = dialect.write_window(callers, messages, result.removed, notice, texts)
-    asked = None
-    if result.summaries is not None:
-        asked = summary_fields(request, result.summaries, texts)["summary_request"]
+    content = plan_request(body, len(body["messages"]) + 1).content
     elapsed = (time.perf_counter() - started) * 1000
-    record = plan.answered_record(result.record)
+    record = content["record"]
     # The record as the answer writes it, so a plan here reads back what a client would send.
     sent_back = None if record is None else orjson.loads(orjson.dumps(record))
-    return Planned(window, result.engaged, sent_back, elapsed, asked)
+    return Planned(
+        content["window"], content["engaged"], sent_back, elapsed, content.get("summary_request")
+    )
 
 
 def http_planner(url: str) -> Planner:

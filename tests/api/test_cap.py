@@ -14,14 +14,12 @@ import pytest
 from fastapi import FastAPI
 from hypothesis import given
 from hypothesis import strategies as st
-from starlette.routing import NoMatchFound
 
+from app.api.answers import cap_answer
 from app.api.metrics import create_metrics
-from app.api.routes.cap import cap_answer, cap_route
-from app.api.routes.cap import router as cap_router
-from app.api.schemas.cap import CAP_EXAMPLES
 from app.core.cap import ABSENT, measured_text
 from app.main import create_app
+from app.schemas.cap import CAP_EXAMPLES
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.anyio
@@ -34,19 +32,7 @@ MAX_INT64 = 9_223_372_036_854_775_807
 
 
 def cap_app() -> FastAPI:
-    """The app with the cap route, included here only when `create_app` does not include it."""
-    app = create_app()
-    if not serves_the_cap(app):
-        app.include_router(cap_router)
-    return app
-
-
-def serves_the_cap(app: FastAPI) -> bool:
-    # Included routers are not flattened into `app.routes`; the route name resolves through them.
-    try:
-        return app.url_path_for(cap_route.__name__) == PATH
-    except NoMatchFound:
-        return False
+    return create_app()
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 import app.api.collector as collector
-import app.api.routes.window as window_route
 from app.api.collector import collector_paused
+from app.core.window import plan_window
+from app.main import create_app
 from app.settings import Settings
 from tests.conftest import client_for
 
@@ -72,17 +73,16 @@ def test_a_long_overlap_still_collects_once_objects_pile_up(monkeypatch) -> None
 
 
 @pytest.mark.anyio
-async def test_a_plan_runs_with_the_collector_paused(monkeypatch) -> None:
+async def test_a_plan_runs_with_the_collector_paused() -> None:
     states: list[bool] = []
-    real = window_route.plan_window
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         states.append(gc.isenabled())
-        return real(*args, **kwargs)
+        return plan_window(*args, **kwargs)
 
-    monkeypatch.setattr(window_route, "plan_window", recording)
     body = orjson.dumps({"messages": [{"role": "user", "content": "hi"}]})
-    async with client_for(Settings(inline_body_bytes=0)) as client:
+    app = create_app(Settings(inline_body_bytes=0), plan_core=recording)
+    async with client_for(app=app) as client:
         answer = await client.post(
             "/v1/window/plan", content=body, headers={"content-type": "application/json"}
         )

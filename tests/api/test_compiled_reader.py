@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import compiled
+from app.api.answers import scanned_plan_answer
 from app.api.examples import PLAN_EXAMPLES
 from app.api.metrics import create_metrics
-from app.api.routes.window import scanned_plan_answer
 from app.api.scanned import Unanswered
 from app.core.diagnostics import diagnose, findings
 from app.core.messages import Message, ToolCall

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from app.api.answers import plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.window import plan_answer
 from app.audit.validity.chat import PAIRING, window_violations
 from app.core.diagnostics import diagnose
 from app.formats import read_messages
@@ -347,7 +347,7 @@ def test_diagnostics_never_change_a_decision(
     core = read_messages(messages, "native")
     assert answer["diagnostics"] == orjson.loads(orjson.dumps(diagnose(core)))
     # ... and the plan is the same with the report silenced: nothing else reads it.
-    with mock.patch("app.api.routes.window.diagnose", return_value=()):
+    with mock.patch("app.service.plan.diagnose", return_value=()):
         silenced = plan(request)
     assert silenced["diagnostics"] == []
     assert {**answer, "diagnostics": []} == silenced

@@ -15,15 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.api.answers import offer_answer, plan_answer
 from app.api.metrics import create_metrics
-from app.api.plan_input import read_plan_input
-from app.api.routes.offer import offer_answer
-from app.api.routes.window import plan_answer
 from app.audit.validity.bedrock import bedrock_violations
 from app.audit.validity.gemini import gemini_violations
 from app.audit.validity.responses import responses_violations
 from app.core.window import plan_window
 from app.formats import DIALECTS, read_messages
+from app.service.plan_input import read_plan_input
 from tests.api.test_bedrock_http import bedrock_conversion, planned_transcripts
 from tests.api.test_clear import CLEAR_EXAMPLES
 from tests.api.test_formats_equivalence import Inexpressible

@@ -14,10 +14,10 @@ import pytest
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, StrictInt
 
-from app.api.body import raise_if_any, validate_model
 from app.api.dependencies import JsonBody
 from app.api.responses import json_response
 from app.main import create_app
+from app.service.reading import raise_if_any, validate_model
 from app.settings import Settings
 from tests.conftest import client_for
 

@@ -37,8 +37,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from app.api.answers import plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.window import plan_answer
 from app.core.messages import Message
 from tests.core.native_wire import native
 from tests.core.window_examples import request_body

@@ -33,7 +33,7 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsNon
 from pydantic import TypeAdapter
 
 from app.api.examples import PLAN_EXAMPLES, RACK_SYSTEM
-from app.api.schemas.offer import OFFER_EXAMPLES
+from app.schemas.offer import OFFER_EXAMPLES
 from tests.api.test_formats_equivalence import (
     conversations,
     convert,

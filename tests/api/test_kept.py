@@ -12,12 +12,9 @@ import httpx
 import orjson
 import pytest
 from fastapi import FastAPI
-from starlette.routing import NoMatchFound
 
-from app.api.routes.kept import keep_route, lookup_route, use_route
-from app.api.routes.kept import router as kept_router
-from app.api.schemas.kept import KEEP_EXAMPLES, LOOKUP_EXAMPLES, USE_EXAMPLES
 from app.main import create_app
+from app.schemas.kept import KEEP_EXAMPLES, LOOKUP_EXAMPLES, USE_EXAMPLES
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.anyio
@@ -27,25 +24,12 @@ PATHS = {
     "use": "/v1/kept-answers/use",
     "lookup": "/v1/kept-answers/lookup",
 }
-ROUTES = {"keep": keep_route, "use": use_route, "lookup": lookup_route}
 JSON = {"content-type": "application/json"}
 MAX_INT64 = 9_223_372_036_854_775_807
 
 
 def kept_app() -> FastAPI:
-    """The app with the kept-answer routes, included here only when `create_app` does not."""
-    app = create_app()
-    if not serves_kept_answers(app):
-        app.include_router(kept_router)
-    return app
-
-
-def serves_kept_answers(app: FastAPI) -> bool:
-    # Included routers are not flattened into `app.routes`; the route name resolves through them.
-    try:
-        return all(app.url_path_for(ROUTES[name].__name__) == PATHS[name] for name in PATHS)
-    except NoMatchFound:
-        return False
+    return create_app()
 
 
 @pytest.fixture

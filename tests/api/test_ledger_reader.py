@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.api.ledger import checked_rows, read_ledger
 from app.core.ledger import STANDINGS, StandingRow
 from app.errors import InvalidRequest
+from app.service.ledger import checked_rows, read_ledger
 
 ODD_VALUES = st.sampled_from([None, 0, 1.5, True, False, [], ["c1"], {}, {"a": 1}, ""])
 IDS = st.sampled_from(["c1", "c2", "", "call_7"]) | ODD_VALUES

@@ -14,7 +14,7 @@ import anyio
 import orjson
 import pytest
 
-import app.api.routes.window as window_route
+from app.core.window import plan_window
 from app.main import create_app
 from app.settings import Settings
 from bench.asgi import http_scope
@@ -192,7 +192,7 @@ class BlockedPlanner:
         self.release = threading.Event()
         self.entered = threading.Event()
         self.calls = 0
-        self.real = window_route.plan_window
+        self.real = plan_window
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.calls += 1
@@ -202,11 +202,11 @@ class BlockedPlanner:
         return self.real(*args, **kwargs)
 
 
-async def test_a_plan_past_the_deadline_is_503_and_the_next_request_is_served(monkeypatch):
+async def test_a_plan_past_the_deadline_is_503_and_the_next_request_is_served():
     blocked = BlockedPlanner()
-    monkeypatch.setattr(window_route, "plan_window", blocked)
     # Every body goes to a worker: a small one is otherwise planned on the event loop.
-    async with client_for(Settings(request_deadline_seconds=1.0, inline_body_bytes=0)) as client:
+    settings = Settings(request_deadline_seconds=1.0, inline_body_bytes=0)
+    async with client_for(app=create_app(settings, plan_core=blocked)) as client:
         try:
             late = await post(client, PLAN, orjson.dumps(SMALL_PLAN))
             problem = assert_problem(late, 503)
@@ -236,14 +236,13 @@ def padded_plan(size: int) -> bytes:
 
 @pytest.mark.slow
 @pytest.mark.serial
-async def test_abandoned_work_on_a_large_body_keeps_its_slot_until_it_ends(monkeypatch):
+async def test_abandoned_work_on_a_large_body_keeps_its_slot_until_it_ends():
     blocked = BlockedPlanner()
-    monkeypatch.setattr(window_route, "plan_window", blocked)
     settings = Settings(
         request_deadline_seconds=1.0, inline_body_bytes=0, large_body_bytes=4096, large_body_slots=1
     )
     large = padded_plan(8192)
-    async with client_for(settings) as client:
+    async with client_for(app=create_app(settings, plan_core=blocked)) as client:
         try:
             assert_problem(await post(client, PLAN, large), 503)  # blocked, then abandoned
             # Its thread still runs, so the one slot is taken: a second large body waits for
@@ -281,17 +280,16 @@ async def test_large_bodies_are_answered_one_slot_at_a_time():
 # ---- where the work runs -------------------------------------------------------------------------
 
 
-async def test_small_bodies_are_planned_on_the_event_loop_and_larger_ones_in_a_worker(monkeypatch):
+async def test_small_bodies_are_planned_on_the_event_loop_and_larger_ones_in_a_worker():
     threads: list[threading.Thread] = []
-    real = window_route.plan_window
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread())
-        return real(*args, **kwargs)
+        return plan_window(*args, **kwargs)
 
-    monkeypatch.setattr(window_route, "plan_window", recording)
     small = orjson.dumps(SMALL_PLAN)
-    async with client_for(Settings(inline_body_bytes=len(small) + 1)) as client:
+    settings = Settings(inline_body_bytes=len(small) + 1)
+    async with client_for(app=create_app(settings, plan_core=recording)) as client:
         inline = await post(client, PLAN, small)
         in_worker = await post(client, PLAN, padded_plan(len(small) + 1))
     assert inline.status_code == in_worker.status_code == 200

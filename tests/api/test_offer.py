@@ -10,12 +10,9 @@ import httpx
 import orjson
 import pytest
 from fastapi import FastAPI
-from starlette.routing import NoMatchFound
 
-from app.api.routes.offer import offer_route
-from app.api.routes.offer import router as offer_router
-from app.api.schemas.offer import OFFER_EXAMPLES as SWAGGER_EXAMPLES
 from app.main import create_app
+from app.schemas.offer import OFFER_EXAMPLES as SWAGGER_EXAMPLES
 from app.settings import Settings
 from tests.conftest import client_for
 from tests.core.native_wire import wire
@@ -38,19 +35,7 @@ KEYS = [
 
 
 def offer_app(settings: Settings | None = None) -> FastAPI:
-    """The app with the offer route, included here only when `create_app` does not include it."""
-    app = create_app(settings or Settings())
-    if not serves_the_offer(app):
-        app.include_router(offer_router)
-    return app
-
-
-def serves_the_offer(app: FastAPI) -> bool:
-    # Included routers are not flattened into `app.routes`; the route name resolves through them.
-    try:
-        return app.url_path_for(offer_route.__name__) == PATH
-    except NoMatchFound:
-        return False
+    return create_app(settings or Settings())
 
 
 @pytest.fixture

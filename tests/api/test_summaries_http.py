@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.api.answers import plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.window import plan_answer
 from app.core.defaults import DEFAULT_SUMMARY_INSTRUCTIONS
 from tests.api.test_formats_equivalence import convert
 from tests.formats.test_properties import native_transcripts

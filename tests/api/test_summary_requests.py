@@ -25,8 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.api.answers import plan_answer
 from app.api.metrics import create_metrics
-from app.api.routes.window import plan_answer
 from app.audit.validity import window_violations
 from app.audit.validity.gemini import gemini_violations
 from app.core.defaults import DEFAULT_SUMMARY_INSTRUCTIONS

@@ -21,10 +21,10 @@ from openai.types.responses import ResponseUsage
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 from pydantic import TypeAdapter, ValidationError
 
-from app.api.types import NonNegativeWhole
 from app.core.plan_types import Measured
 from app.core.usage import MAX_INT64, SHAPES, UsageProblem, read_usage, whole_count
 from app.export_openapi import render
+from app.schemas.types import NonNegativeWhole
 from tests.core.native_wire import wire
 from tests.core.window_transcripts import X3
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.api.routes import viewer
+from app import viewer
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.anyio

@@ -8,8 +8,6 @@ from typing import Any
 import orjson
 import pytest
 
-from app.api.ledger import read_ledger
-from app.api.transcript import read_ledger_and_transcript
 from app.core.collapse import collapse, is_ticket, ticket_for
 from app.core.ledger import StandingRow, fold_ledger
 from app.core.messages import Message
@@ -24,6 +22,8 @@ from app.core.offer import (
     undeclared,
 )
 from app.errors import InvalidRequest
+from app.service.ledger import read_ledger
+from app.service.transcript import read_ledger_and_transcript
 from tests.core.offer_examples import (
     ABSENT,
     O1_ANSWER,

@@ -1,27 +1,17 @@
-"""`POST /v1/kept-answers/{keep,use,lookup}`: validate the request, call `app.core.kept`, answer.
-
-This module decides nothing about kept answers: it checks the request's own fields (every
-violation in one 422), hands the caller's `kept` list as received to the core, which reads it
-leniently, and writes the answer in the key order of `docs/rules.md#kept-answers`. Entries that come
-back are the values orjson read from the request, written back by orjson, so a stored `2.0` stays
-`2.0`.
-"""
+"""`POST /v1/kept-answers/{keep,use,lookup}`: each body handed to its use case
+(`app.service.kept`)."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
-
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel
 
-from app.api.body import raise_if_any, require_object, validate_model
+from app.api.answers import keep_answer, lookup_answer, use_answer
 from app.api.dependencies import JsonBody
 from app.api.examples import answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
-from app.api.responses import json_response
-from app.api.schemas.kept import (
+from app.schemas.kept import (
     KEEP_EXAMPLES,
     LOOKUP_EXAMPLES,
     USE_EXAMPLES,
@@ -32,12 +22,9 @@ from app.api.schemas.kept import (
     UseRequest,
     UseResponse,
 )
-from app.core.kept import Answer, UsedPair, answer_for, keep, this_turn, use
-from app.errors import FieldError
 
 router = APIRouter(tags=["kept-answers"])
 
-RequestT = TypeVar("RequestT", bound=BaseModel)
 KEEP_PATH = "/v1/kept-answers/keep"
 USE_PATH = "/v1/kept-answers/use"
 LOOKUP_PATH = "/v1/kept-answers/lookup"
@@ -91,32 +78,3 @@ async def use_route(body: JsonBody) -> Response:
 )
 async def lookup_route(body: JsonBody) -> Response:
     return await body.answer(lookup_answer)
-
-
-def keep_answer(raw: Any) -> Response:
-    body = read_request(KeepRequest, raw)
-    answers = [Answer(answer.argument, answer.value) for answer in body.answers]
-    return json_response({"kept": keep(body.kept, body.turn, body.tool_name, answers)})
-
-
-def use_answer(raw: Any) -> Response:
-    body = read_request(UseRequest, raw)
-    used = [UsedPair(pair.tool_name, pair.argument) for pair in body.used]
-    return json_response({"kept": use(body.kept, body.turn, used)})
-
-
-def lookup_answer(raw: Any) -> Response:
-    body = read_request(LookupRequest, raw)
-    entries = this_turn(body.kept, body.turn)
-    answer = answer_for(entries, body.tool_name, body.argument)
-    return json_response({"answer": answer, "this_turn": entries})
-
-
-def read_request(model: type[RequestT], raw: Any) -> RequestT:
-    """The validated request, or one 422 naming every violation."""
-    raw = require_object(raw)
-    errors: list[FieldError] = []
-    body = validate_model(model, raw, errors)
-    raise_if_any(errors)
-    assert body is not None
-    return body

@@ -14,44 +14,20 @@ not listed and answers 404.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-import app
 from app.api.problems import PLAIN_ERRORS, ProblemError, problem_responses
 from app.api.responses import json_response
+from app.viewer import ASSETS, VIEWER, transcripts
 
-PACKAGE = Path(app.__file__).resolve().parent
-VIEWER = PACKAGE / "viewer"
-ASSETS = VIEWER / "assets"
 ASSETS_PATH = "/viewer/assets"
-EXAMPLES = VIEWER / "examples"
-SAMPLES = PACKAGE / "audit" / "samples"
 
 # The file shapes a transcript is read in: a JSON array or object, or one message per line.
 MEDIA_TYPES = {".json": "application/json", ".jsonl": "application/jsonl"}
 
 router = APIRouter(tags=["service"], responses=PLAIN_ERRORS)
-
-
-def transcripts() -> dict[str, Path]:
-    """Every transcript the viewer can open, by name (the file name without its suffix).
-
-    The samples are read after the examples, so a sample wins over an example of the same name;
-    within one folder `.json` wins over `.jsonl`. Read on each request: the folders are small, and
-    a sample added to an installed package is listed without a restart."""
-    found: dict[str, Path] = {}
-    for folder in (EXAMPLES, SAMPLES):
-        if not folder.is_dir():
-            continue
-        for suffix in (".jsonl", ".json"):
-            for path in sorted(folder.glob(f"*{suffix}")):
-                if path.is_file():
-                    found[path.stem] = path
-    return dict(sorted(found.items()))
 
 
 @router.get("/viewer", response_class=HTMLResponse, summary="The plan viewer page")

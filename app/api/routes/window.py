@@ -1,44 +1,25 @@
-"""`POST /v1/window/plan`: the request read, planned by the core, written by its dialect.
+"""`POST /v1/window/plan`: the body handed to the plan use case, within the deadline.
 
-This module decides nothing about windows; it wires one pipeline that reads top to bottom:
-`read_plan_input` reads the body once into a `PlanInput` (the dialect, the core messages, the
-core options), `app.core.window.plan_window` plans, the dialect places and writes the window, and
-`answer_content` lays the answer out in the key order of docs/rules.md#the-plans-answer. The
-compiled reader (`scanned_plan_answer`) only replaces the first step and the survey and findings
-passes with compiled equals; when it does not answer, the Python path (`plan_answer`) reads the
-same bytes.
+The use case (`app.service.plan`) reads, plans and writes; `app.api.answers` serializes its answer
+and counts it. With the compiled reader built and on, the body's bytes go to it first, and the
+Python path reads the same bytes when it leaves them (`Unanswered`).
 """
 
 from __future__ import annotations
 
-import time
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app import compiled
-from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
+from app.api.answers import plan_answer, scanned_plan_answer
+from app.api.dependencies import JsonBody, MetricsDep, PlanCoreDep, SettingsDep
 from app.api.examples import PLAN_EXAMPLES, plan_answer_examples
-from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_answers, documented_body
-from app.api.plan_input import PlanInput, read_plan_input
 from app.api.problems import BODY_ERRORS
-from app.api.scanned import Unanswered, scan_request
-from app.api.schemas.plan_request import PlanRequest
-from app.api.schemas.plan_response import PlanResponse
-from app.api.types import MAX_INT64
-from app.core import plan_types as plan
-from app.core.diagnostics import Diagnostic, FindingsOf, diagnose, findings
-from app.core.messages import Message
-from app.core.transcript import SurveyOf
-from app.core.turns import Survey, survey
-from app.core.window import plan_window
-from app.errors import FieldError, InvalidRequest
-from app.formats.summary_request import messages_key, write_summary_request
+from app.schemas.plan_request import PlanRequest
+from app.schemas.plan_response import PlanResponse
 
 router = APIRouter(tags=["window"])
 PLAN_PATH = "/v1/window/plan"
@@ -59,209 +40,17 @@ documented_answers(PLAN_PATH, plan_answer_examples)
     responses=BODY_ERRORS,
     openapi_extra=documented_body(PlanRequest, PLAN_EXAMPLES),
 )
-async def plan_route(body: JsonBody, settings: SettingsDep, metrics: MetricsDep) -> Response:
+async def plan_route(
+    body: JsonBody, settings: SettingsDep, metrics: MetricsDep, core: PlanCoreDep
+) -> Response:
     max_messages = settings.max_messages
+
+    def answer(raw: Any) -> Response:
+        return plan_answer(raw, max_messages, metrics, core)
+
     if not (settings.compiled_reader and compiled.available()):
-        return await body.answer(lambda raw: plan_answer(raw, max_messages, metrics))
+        return await body.answer(answer)
     depth = settings.max_json_depth
     return await body.answer(
-        lambda raw: plan_answer(raw, max_messages, metrics),
-        lambda received: scanned_plan_answer(received, depth, max_messages, metrics),
+        answer, lambda received: scanned_plan_answer(received, depth, max_messages, metrics, core)
     )
-
-
-# What writes the window: (removed, notice text, shaped texts by core index) → the new window.
-WindowWriter = Callable[[tuple[int, int] | None, str | None, Mapping[int, str]], list[Any]]
-
-
-def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
-    """The answer read, planned and written in Python: the reference, and every error's words."""
-    started = time.perf_counter()
-    request = read_plan_input(raw, max_messages)
-    dialect, callers, messages = request.dialect, request.callers, request.messages
-
-    def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts)  # type: ignore[arg-type]
-
-    return planned_answer(started, request, write, metrics)
-
-
-def scanned_plan_answer(
-    received: bytes | bytearray, max_depth: int, max_messages: int, metrics: Metrics
-) -> Response:
-    """The same answer from the compiled reader's scan of the bytes, its survey and its findings;
-    `Unanswered` for anything it does not read plainly (then the Python path answers)."""
-    started = time.perf_counter()
-    scanned = scan_request(received, max_depth)
-    fields = scanned.fields
-    if fields.get("summaries") or fields.get("summarize") is not None:
-        # Keys are hashes of the caller's messages as parsed values, which the scan does not
-        # build: the Python path answers.
-        raise Unanswered
-    try:
-        request = read_plan_input(scanned.fields, max_messages, scanned.read_transcript)
-    except InvalidRequest:
-        raise Unanswered from None
-    # What is read goes as soon as it is read: the parsed fields (a ledger's rows) and, once the
-    # plan has it, the survey are not held while the answer is written (memory, decision 0036).
-    name, callers, messages = request.dialect.name, scanned.messages, request.messages
-    del scanned, fields
-    surveyed, callers.survey = callers.survey, None
-
-    def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return callers.window(name, messages, removed, notice, texts)
-
-    def survey_of(planned: Sequence[Message]) -> Survey:
-        # The survey the module took while reading, handed to the plan once, unless the core
-        # plans a shaped transcript. Kept here rather than on the scanned request: a request
-        # object holding the core messages measured 4 to 13% slower on 10,000-message plans.
-        nonlocal surveyed
-        if planned is messages and surveyed is not None:
-            taken, surveyed = surveyed, None
-            return taken
-        return compiled.survey(planned)
-
-    return planned_answer(started, request, write, metrics, survey_of, compiled.findings)
-
-
-def planned_answer(
-    started: float,
-    request: PlanInput,
-    write: WindowWriter,
-    metrics: Metrics,
-    survey_of: SurveyOf = survey,
-    findings_of: FindingsOf = findings,
-) -> Response:
-    """Plan the read request, place and write its window, and serialize the answer."""
-    dialect, callers, messages = request.dialect, request.callers, request.messages
-    carries_parts = dialect.result_parts_predicate(callers)  # type: ignore[arg-type]
-    result = plan_window(messages, request.options, survey_of, carries_parts)
-    refuse_unwritable_counts(result)
-    result = dialect.place_window(callers, messages, result)  # type: ignore[arg-type]
-    has_non_text_part = dialect.non_text_part_predicate(callers)  # type: ignore[arg-type]
-    found = diagnose(messages, has_non_text_part, findings_of)
-    payload = orjson.dumps(answer_content(request, result, found, write))
-    count_plan(metrics, result)
-    elapsed_ms = (time.perf_counter() - started) * 1000
-    return Response(
-        payload,
-        media_type="application/json",
-        headers={"Server-Timing": f"plan;dur={elapsed_ms:.3f}"},
-    )
-
-
-def answer_content(
-    request: PlanInput,
-    result: plan.WindowPlan,
-    found: tuple[Diagnostic, ...],
-    write: WindowWriter,
-) -> dict[str, Any]:
-    """The answer in the key order of docs/rules.md#the-plans-answer, the window written only
-    when asked for."""
-    content: dict[str, Any] = {
-        "format": request.dialect.name,
-        "strategy": result.strategy,
-        "engaged": result.engaged,
-        "current_request": result.current_request,
-    }
-    if request.include_turns:
-        content["turns"] = result.turns
-        content["kept"] = result.kept
-        content["evicted"] = result.evicted
-    content["evicted_messages"] = result.evicted_messages
-    content["pins"] = plan.answered_pins(result.pins)
-    content["refusals"] = result.refusals
-    content["notice"] = result.notice
-    # A count a request has no use for (no shaping, no top-level system prompt, no tokenizer) is
-    # left out.
-    content["stats"] = {k: v for k, v in vars(result.stats).items() if v is not None}
-    if result.budget is not None:
-        content["budget"] = result.budget
-    content["dropped_tool_names"] = result.dropped_tool_names
-    content["dropped_standings"] = result.dropped_standings
-    if result.shaped is not None:
-        content["shaped"] = result.shaped
-    texts = {shaped.index: shaped.content for shaped in result.shaped_results}
-    if result.summaries is not None:
-        content.update(summary_fields(request, result.summaries, texts))
-    content["diagnostics"] = found
-    content["record"] = plan.answered_record(result.record)
-    if request.include_window:
-        notice = result.notice.content if result.notice else None
-        content["window"] = write(result.removed, notice, texts)
-    return content
-
-
-def summary_fields(
-    request: PlanInput, outcome: plan.SummaryOutcome, texts: Mapping[int, str]
-) -> dict[str, Any]:
-    """`summary_request` (written in the caller's format), `summary_used` and
-    `summaries_ignored`, in that order (docs/rules.md#summaries)."""
-    wanted = outcome.request
-    summary_request = None
-    if wanted is not None:
-        summary_request = {
-            "from": wanted.first,
-            "through": wanted.through,
-            "key": messages_key(request.callers, wanted.first, wanted.through),
-            "request": write_summary_request(
-                request.dialect,
-                request.callers,  # type: ignore[arg-type]
-                request.messages,
-                wanted,
-                texts,
-                request.system,
-            ),
-        }
-    used = outcome.used
-    return {
-        "summary_request": summary_request,
-        "summary_used": None if used is None else {"from": used[0], "through": used[1]},
-        "summaries_ignored": [
-            {"index": index, "reason": reason} for index, reason in outcome.ignored
-        ],
-    }
-
-
-def refuse_unwritable_counts(result: plan.WindowPlan) -> None:
-    """A 422 for token figures no JSON integer of the answer can carry (over 2⁶³ − 1): a
-    calibration scaled them there, or `reserve_tokens` took the budget's totals past it."""
-    stats, budget = result.stats, result.budget
-    counts = (stats.tokens_before, stats.tokens_shaped, stats.tokens_after, stats.system_tokens)
-    if max((count or 0 for count in counts), default=0) > MAX_INT64:
-        loc: tuple[str, ...] = ("body", "calibration", "measured")
-        why = "scales the token counts past"
-    elif budget is not None and max(budget.total_before, budget.total_after) > MAX_INT64:
-        loc, why = ("body", "strategy", "reserve_tokens"), "takes the budget's totals past"
-    else:
-        return
-    raise InvalidRequest([FieldError(loc, f"{why} {MAX_INT64}, the largest count answered",
-                                     "count_too_large")])  # fmt: skip
-
-
-def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
-    metrics.child(metrics.plans, result.strategy, str(result.engaged).lower()).inc()
-    if result.stats.removed_message_count:
-        metrics.child(metrics.removed_messages, result.strategy).inc(
-            result.stats.removed_message_count
-        )
-    # One increment per reason, not per refusal: each increment takes the counter's lock.
-    for reason, count in Counter(refusal.reason for refusal in result.refusals).items():
-        metrics.child(metrics.refusals, reason).inc(count)
-    by_action = Counter(
-        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
-        for shaped in result.shaped_results
-    )
-    counters = {
-        "capped": metrics.cap_truncations,
-        "collapsed": metrics.collapsed_results,
-        "cleared": metrics.cleared_results,
-    }
-    for (action, tool), count in by_action.items():
-        metrics.child(counters[action], tool).inc(count)
-    summaries = result.summaries
-    if summaries is not None:
-        if summaries.used is not None:
-            metrics.summaries_applied.inc()
-        if summaries.request is not None:
-            metrics.summary_requests.inc()

@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.api.schemas.common import UsedFormat
 from app.core.diagnostics import DiagnosticCode
 from app.core.ledger import Standing
 from app.core.plan_types import (
@@ -24,6 +23,7 @@ from app.core.plan_types import (
     ShapeAction,
     StrategyKind,
 )
+from app.schemas.common import UsedFormat
 
 
 class CurrentRequestOut(BaseModel):

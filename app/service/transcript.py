@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.api.ledger import read_ledger
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.errors import FieldError, InvalidRequest
 from app.formats import Dialect, detect_format, dialect_of, system_prompt_problem
+from app.service.ledger import read_ledger
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,16 +16,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.api.body import raise_if_any, require_object
-from app.api.problems import pydantic_errors
-from app.api.schemas.plan_request import (
-    PlanRequest,
-    PriorRecord,
-    SlidingWindowStrategy,
-    TokenBudgetStrategy,
-    strategy_error_locs,
-)
-from app.api.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
 from app.core import plan_types as plan
 from app.core.defaults import DEFAULT_DETECT_FRAMES
 from app.core.frames import FrameDetection
@@ -35,6 +25,15 @@ from app.core.tokens import Calibration, Tokenizer
 from app.errors import FieldError
 from app.formats import Dialect
 from app.formats.summary_request import key_mismatch
+from app.schemas.plan_request import (
+    PlanRequest,
+    PriorRecord,
+    SlidingWindowStrategy,
+    TokenBudgetStrategy,
+    strategy_error_locs,
+)
+from app.service.reading import pydantic_errors, raise_if_any, require_object
+from app.service.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
 from app.tokenizers import counter
 
 

@@ -117,7 +117,7 @@ SystemPrompt = Annotated[
 
 
 # A request that names a format whose system prompt is a message (native, OpenAI) must not send a
-# top-level `system` (the rule of `app.api.transcript`), stated in the document of every request
+# top-level `system` (the rule of `app.service.transcript`), stated in the document of every request
 # that takes both fields.
 NO_SYSTEM_FOR_MESSAGE_FORMATS: dict[str, Any] = {
     "if": {
@@ -127,8 +127,9 @@ NO_SYSTEM_FOR_MESSAGE_FORMATS: dict[str, Any] = {
     "then": {"properties": {"system": {"type": "null"}}},
 }
 
-# Ledger rows are read by `app.api.ledger`, which reports the caller's own paths; this schema only
-# documents what that reader accepts, so a request valid by the document is never refused there.
+# Ledger rows are read by `app.service.ledger`, which reports the caller's own paths; this schema
+# only documents what that reader accepts, so a request valid by the document is never refused
+# there.
 LEDGER_ROW_SCHEMA: dict[str, Any] = {
     "anyOf": [
         {

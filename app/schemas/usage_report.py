@@ -13,14 +13,14 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, PlainValidator, TypeAdapter, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from app.api.types import NonNegativeWhole
 from app.core import usage
 from app.core.plan_types import Measured as MeasuredCounts
+from app.schemas.types import NonNegativeWhole
 
 # ---- strategy.measured: the counts, or a provider's usage object ---------------------------------
 # (docs/rules.md#provider-usage-objects)
 
-# The document's integers are the request's integers (`app.api.types`).
+# The document's integers are the request's integers (`app.schemas.types`).
 COUNT_SCHEMA = TypeAdapter(NonNegativeWhole).json_schema()
 COUNT_OR_NULL_SCHEMA = TypeAdapter(NonNegativeWhole | None).json_schema()
 

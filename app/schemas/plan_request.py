@@ -1,8 +1,8 @@
 """The request schema of `POST /v1/window/plan` (docs/rules.md#validation).
 
 The schema checks option types and ranges; messages are checked by the wire-format readers and
-ledger rows by `app.api.ledger`, because both report the caller's own field paths. A provider's
-usage report is read by `app.api.schemas.usage_report`.
+ledger rows by `app.service.ledger`, because both report the caller's own field paths. A provider's
+usage report is read by `app.schemas.usage_report`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from app.api.schemas.cap import CapChars
-from app.api.schemas.common import (
+from app.core import defaults
+from app.core.collapse import CollapseMode
+from app.core.plan_types import StrategyKind
+from app.schemas.cap import CapChars
+from app.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
     NO_SYSTEM_FOR_MESSAGE_FORMATS,
@@ -33,11 +36,8 @@ from app.api.schemas.common import (
     LedgerRows,
     SystemPrompt,
 )
-from app.api.schemas.usage_report import CalibrationUsage, UsageReport
-from app.api.types import NonNegativeWhole, PositiveWhole, json_number
-from app.core import defaults
-from app.core.collapse import CollapseMode
-from app.core.plan_types import StrategyKind
+from app.schemas.types import NonNegativeWhole, PositiveWhole, json_number
+from app.schemas.usage_report import CalibrationUsage, UsageReport
 from app.tokenizers import TOKENIZERS
 
 STRICT = ConfigDict(extra="forbid")
@@ -166,7 +166,7 @@ class PriorRecord(BaseModel):
 
 
 # `collapse` reads the ledger's standings, so a request that turns it on must send `ledger` (the
-# rule of `app.api.routes.window`), stated in the document.
+# rule of `app.service.plan_input`), stated in the document.
 COLLAPSE_NEEDS_LEDGER: dict[str, Any] = {
     "if": {"properties": {"collapse": {"type": "string"}}, "required": ["collapse"]},
     "then": {"properties": {"ledger": {"type": "array"}}, "required": ["ledger"]},

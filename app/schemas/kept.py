@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StrictStr
 from pydantic_core import PydanticCustomError
 
-from app.api.types import NonNegativeWhole
+from app.schemas.types import NonNegativeWhole
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 

@@ -1,7 +1,7 @@
 """Request and response schemas of `POST /v1/offer` (`docs/rules.md#the-offer`), and its examples.
 
 The request schema checks the option types and refuses unknown top-level fields; `messages` are
-checked by the wire-format readers and ledger rows by `app.api.ledger`, because both report the
+checked by the wire-format readers and ledger rows by `app.service.ledger`, because both report the
 caller's own field paths. `previous_batch` items belong to the caller, so their extra keys are
 ignored. `system` is accepted so one request body serves the window plan and the offer; the offer
 never reads it. The response models document the answer; the route serializes the core's offer.
@@ -13,7 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from app.api.schemas.common import (
+from app.core import defaults
+from app.core.ledger import Standing
+from app.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
     NO_SYSTEM_FOR_MESSAGE_FORMATS,
@@ -22,9 +24,7 @@ from app.api.schemas.common import (
     LedgerRows,
     SystemPrompt,
 )
-from app.api.types import PositiveWhole
-from app.core import defaults
-from app.core.ledger import Standing
+from app.schemas.types import PositiveWhole
 
 
 class PreviousBatchItem(BaseModel):

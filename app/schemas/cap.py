@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr
 from pydantic_core import PydanticCustomError
 
-from app.api.types import MAX_INT64, whole_number
 from app.core import defaults
 from app.errors import FieldError
+from app.schemas.types import MAX_INT64, whole_number
 
 CAP_RULE_MESSAGE = f"must be a whole number of characters from 1 to {MAX_INT64}"
 CAP_RULE_TYPE = "invalid_cap"

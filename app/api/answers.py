@@ -1,0 +1,111 @@
+"""Each endpoint's answer over HTTP: the use case called, its content serialized, metrics counted.
+
+The use cases (`app.service`) return the answer's content; this module turns it into the response
+(serialized once by orjson, in the key order the service laid out) and counts what `/metrics`
+reports of it. The routes hand these functions the parsed body, within the deadline
+(`app.api.body.ReceivedBody.answer`); the tests and tools that want an endpoint's response
+without a server call them too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+import orjson
+from fastapi.responses import Response
+
+from app.api.metrics import Metrics
+from app.api.responses import json_response
+from app.core import plan_types as plan
+from app.core.window import plan_window
+from app.service.cap import cap_request
+from app.service.kept import keep_request, lookup_request, use_request
+from app.service.offer import offer_request
+from app.service.plan import PlanCore, PlannedAnswer, plan_request, plan_scanned
+
+
+def plan_answer(
+    raw: Any, max_messages: int, metrics: Metrics, core: PlanCore = plan_window
+) -> Response:
+    """The plan of a parsed body, read in Python: the reference, and every error's words."""
+    started = time.perf_counter()
+    return plan_response(started, plan_request(raw, max_messages, core), metrics)
+
+
+def scanned_plan_answer(
+    received: bytes | bytearray,
+    max_depth: int,
+    max_messages: int,
+    metrics: Metrics,
+    core: PlanCore = plan_window,
+) -> Response:
+    """The plan of a body's bytes read by the compiled reader; `Unanswered` when it leaves the
+    body to the Python path."""
+    started = time.perf_counter()
+    return plan_response(started, plan_scanned(received, max_depth, max_messages, core), metrics)
+
+
+def plan_response(started: float, answer: PlannedAnswer, metrics: Metrics) -> Response:
+    payload = orjson.dumps(answer.content)
+    count_plan(metrics, answer.plan)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return Response(
+        payload,
+        media_type="application/json",
+        headers={"Server-Timing": f"plan;dur={elapsed_ms:.3f}"},
+    )
+
+
+def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
+    metrics.child(metrics.plans, result.strategy, str(result.engaged).lower()).inc()
+    if result.stats.removed_message_count:
+        metrics.child(metrics.removed_messages, result.strategy).inc(
+            result.stats.removed_message_count
+        )
+    # One increment per reason, not per refusal: each increment takes the counter's lock.
+    for reason, count in Counter(refusal.reason for refusal in result.refusals).items():
+        metrics.child(metrics.refusals, reason).inc(count)
+    by_action = Counter(
+        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
+        for shaped in result.shaped_results
+    )
+    counters = {
+        "capped": metrics.cap_truncations,
+        "collapsed": metrics.collapsed_results,
+        "cleared": metrics.cleared_results,
+    }
+    for (action, tool), count in by_action.items():
+        metrics.child(counters[action], tool).inc(count)
+    summaries = result.summaries
+    if summaries is not None:
+        if summaries.used is not None:
+            metrics.summaries_applied.inc()
+        if summaries.request is not None:
+            metrics.summary_requests.inc()
+
+
+def cap_answer(raw: Any, metrics: Metrics) -> Response:
+    capped = cap_request(raw)
+    for tool_name, count in capped.measured.items():
+        metrics.child(metrics.cap_results, metrics.tool_label(tool_name)).inc(count)
+    for tool_name, count in capped.truncated.items():
+        metrics.child(metrics.cap_truncations, metrics.tool_label(tool_name)).inc(count)
+    return json_response(capped.content)
+
+
+def offer_answer(raw: Any, max_messages: int) -> Response:
+    return json_response(offer_request(raw, max_messages))
+
+
+def keep_answer(raw: Any) -> Response:
+    return json_response(keep_request(raw))
+
+
+def use_answer(raw: Any) -> Response:
+    return json_response(use_request(raw))
+
+
+def lookup_answer(raw: Any) -> Response:
+    return json_response(lookup_request(raw))

@@ -1,0 +1,34 @@
+"""The kept-answer use cases (keep, use, lookup): the request read, `app.core.kept` called.
+
+They decide nothing about kept answers: each checks the request's own fields (every violation in
+one 422), hands the caller's `kept` list as received to the core, which reads it leniently, and
+returns the content in the key order of `docs/rules.md#kept-answers`. Entries that come back are
+the values orjson read from the request, written back by orjson, so a stored `2.0` stays `2.0`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.kept import Answer, UsedPair, answer_for, keep, this_turn, use
+from app.schemas.kept import KeepRequest, LookupRequest, UseRequest
+from app.service.reading import read_request
+
+
+def keep_request(raw: Any) -> dict[str, Any]:
+    body = read_request(KeepRequest, raw)
+    answers = [Answer(answer.argument, answer.value) for answer in body.answers]
+    return {"kept": keep(body.kept, body.turn, body.tool_name, answers)}
+
+
+def use_request(raw: Any) -> dict[str, Any]:
+    body = read_request(UseRequest, raw)
+    used = [UsedPair(pair.tool_name, pair.argument) for pair in body.used]
+    return {"kept": use(body.kept, body.turn, used)}
+
+
+def lookup_request(raw: Any) -> dict[str, Any]:
+    body = read_request(LookupRequest, raw)
+    entries = this_turn(body.kept, body.turn)
+    answer = answer_for(entries, body.tool_name, body.argument)
+    return {"answer": answer, "this_turn": entries}
