@@ -5,8 +5,8 @@ strategy chose it: the core messages and caller messages that leave, their chara
 tool names, and, when the removal reaches the front of the window, the message that takes its
 place: a summary the agent sent that the plan judged smaller than the span, else the drop notice
 the ladder allows (docs/rules.md#front-or-further-in). Further in, a span leaves with nothing in
-its place. Only the measure is the strategy's: `fit` compares the notice and the summaries with
-the span in tokens, the others in characters.
+its place. Only the measure is the strategy's: a strategy that weighs tokens compares the notice
+and the summaries with the span in tokens, the others in characters.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from app.core.counting import TranscriptTokens
 from app.core.messages import Message
 from app.core.names import name_of
 from app.core.notice import LadderResult, climb_ladder
-from app.core.plan_types import Fit, Notice
+from app.core.plan_types import Notice
 from app.core.steps import Drop, Planning
 from app.core.summaries import NOT_JUDGED, Judgement, judge
 from app.core.transcript import Transcript
@@ -56,8 +56,9 @@ def drop_span(planning: Planning, first: int, last: int) -> Drop:
     The front is the turn right after the system envelope (the ordinary path), or the turn after
     the request when the request is that turn (the kept-request path). Further in, a refusing turn
     that is neither the envelope nor the request stays before the span and opens the window, so
-    the span leaves with no notice. The ladder compares characters, except under `fit`, which
-    compares tokens: tool-call arguments cost tokens that characters do not show.
+    the span leaves with no notice. The ladder compares characters, except under a strategy that
+    weighs tokens (`fit`), which compares tokens: tool-call arguments cost tokens that characters
+    do not show.
     """
     transcript, options, tokens = planning.transcript, planning.options, planning.tokens
     segments, messages = transcript.segments, transcript.messages
@@ -69,7 +70,7 @@ def drop_span(planning: Planning, first: int, last: int) -> Drop:
     front = system_envelope_length(transcript)
     ordinary = first == front
     kept_request = first == front + 1 and planning.request_turn == front
-    by_tokens = tokens is not None and isinstance(options.strategy, Fit)
+    by_tokens = tokens is not None and options.strategy.weighs_tokens
     ladder = LadderResult()  # further in: the span leaves with no notice
     judgement = NOT_JUDGED
     if (ordinary or kept_request) and options.summaries:
@@ -110,14 +111,15 @@ def judge_span(
     planning: Planning, first: int, last: int, caller_messages: Sequence[int]
 ) -> Judgement:
     """The request's `summaries` judged against the span `first … last` removed at the front:
-    sizes in tokens under `fit`, else in characters, as the notice ladder weighs them."""
+    sizes in tokens under a strategy that weighs tokens (`fit`), else in characters, as the
+    notice ladder weighs them."""
     transcript, tokens = planning.transcript, planning.tokens
     segments, callers, spans = transcript.segments, transcript.callers, transcript.survey.span_ends
     turn_ending_at: dict[int, int] = {}
     for turn in range(first, last + 1):
         end = segments[turn].end - 1
         turn_ending_at[spans.get(end, callers[end])] = turn  # the later turn when two share it
-    if tokens is not None and isinstance(planning.options.strategy, Fit):
+    if tokens is not None and planning.options.strategy.weighs_tokens:
         counted = tokens
 
         def smaller(turn: int, content: str) -> bool:

@@ -14,33 +14,8 @@ from dataclasses import dataclass
 from app.core.counting import TranscriptTokens
 from app.core.messages import Message
 from app.core.plan_types import HeldBy, PlanOptions, Refusal, Rung, ShapedResult
+from app.core.strategies.fit import FitGoal
 from app.core.transcript import Transcript
-
-
-@dataclass(frozen=True, slots=True)
-class FitGoal:
-    """What `fit` aims at: its target, its limit, the total (system prompt, transcript and
-    reserve) before any removal, and the caller messages the previous `fit` cut removed (0: no
-    cut to hold)."""
-
-    target: int
-    max_tokens: int
-    total_before: int
-    held_count: int = 0
-    # With `clear` applied: the total of the transcript shaped as if `clear` were off, which is
-    # what engages `fit` and what `budget.total_before` reports (docs/rules.md#clear);
-    # `total_before` is then the cleared transcript's, which removal shortens from.
-    unmasked_total: int | None = None
-
-    @property
-    def reported_before(self) -> int:
-        return self.total_before if self.unmasked_total is None else self.unmasked_total
-
-    @property
-    def engaged(self) -> bool:
-        """Over `max_tokens` before clearing, and over the target after it: clearing comes
-        first, and removal only takes what clearing could not free."""
-        return self.reported_before > self.max_tokens and self.total_before > self.target
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,15 +5,15 @@ the agent to send.
 one removed at the front, or the one the ladder refused to remove there) and plans the request
 for it (docs/rules.md#the-summary-request). The request is the window before the span, then the
 summary that applied as first written, then the span up to the chosen end, then the instruction,
-so it shares the previous window's bytes, which a provider prompt cache serves. Under `fit` the
-request stops at the last turn that keeps it within `max_tokens`: a request the model refuses
-summarizes nothing.
+so it shares the previous window's bytes, which a provider prompt cache serves. Under a strategy
+with a token limit (`fit`'s `max_tokens`) the request stops at the last turn that keeps it within
+that limit: a request the model refuses summarizes nothing.
 """
 
 from __future__ import annotations
 
 from app.core.counting import messages_tokens
-from app.core.plan_types import Fit, SummarizeOption, SummaryOutcome, SummaryRequestPlan
+from app.core.plan_types import SummarizeOption, SummaryOutcome, SummaryRequestPlan
 from app.core.span import judge_span
 from app.core.steps import Drop, Planning
 from app.core.summaries import NOT_JUDGED, Judgement, summary_message, unjudged
@@ -49,8 +49,8 @@ def summary_request_plan(
     planning: Planning, drop: Drop, judgement: Judgement, summarize: SummarizeOption
 ) -> SummaryRequestPlan | None:
     """What the summary request for `drop` holds, or None when none is due: the span is under
-    `min_span_tokens`, an entry already covers all of it, or (under `fit`) no end of one of its
-    turns gives a request within `max_tokens`.
+    `min_span_tokens`, an entry already covers all of it, or (under a strategy with a token
+    limit: `fit`'s `max_tokens`) no end of one of its turns gives a request within it.
 
     The request is the window before the span (the head), then the summary that applied as first
     written, then the span up to the chosen end, then the instruction: so it shares the previous
@@ -71,7 +71,8 @@ def summary_request_plan(
         replaced = (drop.start, segments[judgement.covers_through_turn].end)
     candidates = range(first_turn, drop.last + 1)
     strategy = options.strategy
-    if isinstance(strategy, Fit) and tokens is not None:
+    limit = strategy.token_limit
+    if limit is not None and tokens is not None:
         # Counted as the window is: the system prompt, the head, the summary, the span's turns up
         # to the end tried, the instruction, and the reserve.
         fixed = (
@@ -81,7 +82,6 @@ def summary_request_plan(
             + tokens.notice(summarize.instructions)
             + strategy.reserve_tokens
         )
-        limit = strategy.max_tokens
         within = [t for t in candidates if fixed + tokens.span(first_turn, t) <= limit]
         candidates = range(first_turn, within[-1] + 1) if within else range(0)
     if not candidates:
