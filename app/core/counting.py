@@ -93,3 +93,10 @@ class TranscriptTokens:
         """The scaled tokens of other messages under the same tokenizer and scale."""
         count, scale = self.tokenizer.count, self.scale
         return sum(scaled(message_tokens(message, count), scale) for message in messages)
+
+
+def messages_tokens(messages: Sequence[Message], tokenizer: Tokenizer, scale: Fraction) -> int:
+    """The scaled tokens of `messages`, counted outside the plan's own `TranscriptTokens` (a
+    total before clearing, a span when the plan counts no tokens)."""
+    count = tokenizer.count
+    return sum(scaled(message_tokens(message, count), scale) for message in messages)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
+from typing import Any, Final, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from app.core.collapse import CollapseMode
 from app.core.defaults import (
@@ -25,19 +25,22 @@ from app.core.defaults import (
     DEFAULT_CLEAR_KEEP_LAST,
     DEFAULT_CLEAR_STEP,
     DEFAULT_CLEAR_TRIGGER_TOKENS,
-    DEFAULT_FIT_KEEP_RECENT_TURNS,
-    DEFAULT_FIT_RESERVE_TOKENS,
     DEFAULT_FRAME_DETECTION,
     DEFAULT_ITERATION,
     DEFAULT_KEEP_LAST_TOOL_RESULTS,
     DEFAULT_KEEP_LEDGER_FACTS,
-    DEFAULT_KEEP_RECENT_TURNS,
     DEFAULT_SUMMARY_INSTRUCTIONS,
     DEFAULT_SUMMARY_MIN_SPAN_TOKENS,
-    default_target_tokens,
 )
 from app.core.frames import FrameDetection
 from app.core.ledger import Standing, StandingRow
+from app.core.strategies import Budget as Budget
+from app.core.strategies import Fit as Fit
+from app.core.strategies import Measured as Measured
+from app.core.strategies import SlidingWindow as SlidingWindow
+from app.core.strategies import Strategy as Strategy
+from app.core.strategies import StrategyKind as StrategyKind
+from app.core.strategies import TokenBudget as TokenBudget
 from app.core.tokens import Calibration, Tokenizer
 
 RefusalReason = Literal[
@@ -56,67 +59,15 @@ RefusalReason = Literal[
 HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain", "summary"]
-StrategyKind = Literal["sliding-window", "token-budget", "fit"]
 ShapeAction = Literal["collapsed", "cleared", "capped"]
 
 
 # --- inputs ---------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class SlidingWindow:
-    """Act whenever the transcript holds more turns than the keep window."""
-
-    keep_recent_turns: int = DEFAULT_KEEP_RECENT_TURNS
-
-    @property
-    def kind(self) -> StrategyKind:
-        return "sliding-window"
-
-
-@dataclass(frozen=True, slots=True)
-class Measured:
-    """The provider's usage report for the last model call."""
-
-    input_tokens: int
-    output_tokens: int
-
-
-@dataclass(frozen=True, slots=True)
-class TokenBudget:
-    """Act when the provider measured more input tokens than the threshold."""
-
-    threshold_tokens: float
-    keep_recent_turns: int = DEFAULT_KEEP_RECENT_TURNS
-    measured: Measured | None = None
-
-    @property
-    def kind(self) -> StrategyKind:
-        return "token-budget"
-
-
-@dataclass(frozen=True, slots=True)
-class Fit:
-    """Act when the counted window is over `max_tokens`; remove just enough to reach
-    `target_tokens` (None: the default share of `max_tokens`)."""
-
-    max_tokens: int
-    target_tokens: int | None = None
-    reserve_tokens: int = DEFAULT_FIT_RESERVE_TOKENS
-    keep_recent_turns: int = DEFAULT_FIT_KEEP_RECENT_TURNS
-
-    @property
-    def kind(self) -> StrategyKind:
-        return "fit"
-
-    @property
-    def target(self) -> int:
-        if self.target_tokens is None:
-            return default_target_tokens(self.max_tokens)
-        return self.target_tokens
-
-
-Strategy = SlidingWindow | TokenBudget | Fit
+# The strategies (`SlidingWindow`, `TokenBudget` with its `Measured`, `Fit`, and the `Strategy`
+# protocol they meet) are defined beside their rules in `app.core.strategies`, imported above.
+# The default one is `sliding-window` with its defaults; a frozen value, shared by every plan.
+DEFAULT_STRATEGY: Final = SlidingWindow()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +147,7 @@ class PriorRecord:
 class PlanOptions:
     """Every option of a plan. `ledger` None means absent: ledger-fact pins are off."""
 
-    strategy: Strategy = SlidingWindow()
+    strategy: Strategy = DEFAULT_STRATEGY
     keep_last_tool_results: int = DEFAULT_KEEP_LAST_TOOL_RESULTS
     ledger: tuple[StandingRow, ...] | None = None
     keep_ledger_facts: int = DEFAULT_KEEP_LEDGER_FACTS
@@ -333,19 +284,7 @@ class Stats:
     system_tokens: int | None = None
 
 
-@dataclass(frozen=True)
-class Budget:
-    """The `fit` strategy's budget: the totals before and after, whether the plan met it (not
-    engaged: the window is within `max_tokens`, so it is met; a held cut: within `max_tokens`;
-    any other cut: within the target), and whether the cut was the previous one, held."""
-
-    max_tokens: int
-    target_tokens: int
-    reserve_tokens: int
-    total_before: int
-    total_after: int
-    met: bool
-    held: bool
+# `Budget`, the `fit` strategy's block of the answer, is defined in `app.core.strategies.fit`.
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,227 @@
+"""What the plan reports besides its decision: every turn's fate, the counts before and after,
+the pins' tokens, the shaped results' places, and what left with the span.
+
+These are figures of a decision already made (`app.core.steps.Decision`, `Drop`), computed once
+for the answer; nothing here changes what leaves. They are the same for every strategy: a figure
+one strategy alone reports (`fit`'s budget) is that strategy's. The loops here run once per turn,
+message or removed result of transcripts of up to 100,000 messages, which is why their records
+are typed dicts (decision 0004) and a test that a helper would name is written inline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import chain
+
+from app.core.counting import TranscriptTokens
+from app.core.messages import Message
+from app.core.pins import LedgerFold
+from app.core.plan_types import (
+    CurrentRequest,
+    DroppedStanding,
+    Fate,
+    HeldBy,
+    Notice,
+    PinBlock,
+    Pins,
+    PinT,
+    ShapedEntry,
+    ShapedResult,
+    Stats,
+    Turn,
+)
+from app.core.steps import Drop, Planning, SentFigures, Shaping
+from app.core.transcript import Transcript
+from app.core.turns import turn_index_of
+
+
+def current_request_of(
+    transcript: Transcript, request: int | None
+) -> tuple[CurrentRequest | None, int | None]:
+    """The reported current request and the turn holding it."""
+    if request is None:
+        return None, None
+    turn = turn_index_of(transcript.segments, request)
+    return CurrentRequest(transcript.callers[request], turn), turn
+
+
+def sent_figures(shaping: Shaping, tokens: TranscriptTokens | None) -> SentFigures:
+    """The figures of the transcript as sent. Its tokens are the shaped transcript's with each
+    replaced result counted as sent, so only the replaced messages are counted again."""
+    sent = shaping.sent
+    chars = sum(len(message.content) for message in sent)
+    if tokens is None:
+        return SentFigures(chars, None)
+    replaced = [sent[result.index] for result in shaping.results]
+    now = sum(tokens.scaled[result.index] for result in shaping.results)
+    return SentFigures(chars, tokens.total - now + tokens.messages_scaled(replaced))
+
+
+def reported_turns(
+    transcript: Transcript,
+    held: Sequence[HeldBy | None],
+    evicted: range,
+    tokens: TranscriptTokens | None,
+) -> tuple[Turn, ...]:
+    """Every turn as reported, in order: its place, size, fate and what held it."""
+    starts = transcript.turn_starts
+    distinct = transcript.distinct_callers
+    turns: list[Turn] = []
+    for segment in transcript.segments:
+        index = segment.turn
+        length = (
+            segment.end - segment.start
+            if distinct
+            else transcript.caller_count(range(segment.start, segment.end))
+        )
+        fate: Fate = "evicted" if index in evicted else "kept"
+        if tokens is None:
+            turn: Turn = {
+                "index": index,
+                "start": starts[index],
+                "length": length,
+                "chars": segment.chars,
+                "fate": fate,
+                "held_by": held[index],
+            }
+        else:
+            turn = {
+                "index": index,
+                "start": starts[index],
+                "length": length,
+                "chars": segment.chars,
+                "tokens": tokens.turns[index],
+                "fate": fate,
+                "held_by": held[index],
+            }
+        turns.append(turn)
+    return tuple(turns)
+
+
+def with_pin_tokens(pins: Pins, tokens: TranscriptTokens | None) -> Pins:
+    """Each pin with its turn's tokens, when a tokenizer is in use."""
+    if tokens is None:
+        return pins
+    turn_tokens = tokens.turns
+
+    def counted(block: PinBlock[PinT] | None) -> PinBlock[PinT] | None:
+        if block is None or not block.pinned:
+            return block
+        pinned = tuple(replace(pin, tokens=turn_tokens[pin.turn_index]) for pin in block.pinned)
+        return replace(block, pinned=pinned)
+
+    return Pins(counted(pins.last_tool_result), counted(pins.ledger_fact))
+
+
+def stats_of(
+    planning: Planning, drop: Drop | None, notice: Notice | None, sent: SentFigures | None
+) -> Stats:
+    """Counts before and after; the notice is one message and one turn, and its size counts.
+
+    `transcript` is what was planned: the shaped transcript when shaping is on, whose characters
+    are then `chars_shaped`, while `chars_before` stays the transcript as sent (`sent`); tokens
+    likewise. A system prompt outside the transcript is counted apart
+    (`system_chars`, `system_tokens`), never in the transcript's figures.
+    """
+    transcript, tokens = planning.transcript, planning.tokens
+    chars_sent = None if sent is None else sent.chars
+    tokens_sent = None if sent is None else sent.tokens
+    callers, turns = transcript.callers, len(transcript.segments)
+    messages_before = transcript.caller_count(range(len(callers)))
+    chars_before = transcript.chars if chars_sent is None else chars_sent
+    chars_shaped = None if chars_sent is None else transcript.chars
+    if drop is None:
+        messages_after, turns_after, chars_after = messages_before, turns, transcript.chars
+        removed = 0
+    else:
+        inserted: list[int | None] = [] if notice is None else [None]
+        messages_after = (
+            messages_before - (drop.end - drop.start) + len(inserted)
+            if transcript.distinct_callers
+            else transcript.window_count(
+                chain(range(drop.start), inserted, range(drop.end, len(callers)))
+            )
+        )
+        turns_after = turns - (drop.last - drop.first + 1) + len(inserted)
+        chars_after = transcript.chars - drop.chars + (0 if notice is None else len(notice.content))
+        removed = len(drop.caller_messages)
+    stats = Stats(
+        messages_before,
+        messages_after,
+        turns,
+        turns_after,
+        chars_before,
+        chars_shaped,
+        chars_after,
+        removed,
+        planning.options.system_chars,
+    )
+    if tokens is None:
+        return stats
+    after, counted = tokens.total, tokens.raw_total
+    if drop is not None:
+        after += drop.notice_tokens - drop.tokens
+        counted += drop.notice_raw_tokens - tokens.raw_messages(drop.start, drop.end)
+    return replace(
+        stats,
+        tokenizer=tokens.tokenizer.name,
+        tokens_before=tokens.total if tokens_sent is None else tokens_sent,
+        tokens_shaped=None if tokens_sent is None else tokens.total,
+        tokens_after=after,
+        tokens_counted=tokens.system_raw + counted,
+        system_tokens=tokens.system,
+    )
+
+
+def shaped_entries(
+    transcript: Transcript, shaped: Sequence[ShapedResult], drop: Drop | None, notice: bool
+) -> tuple[ShapedEntry, ...]:
+    """Each shaped result with its caller index and its position in the new window (None when
+    it left with the span)."""
+    callers, spans = transcript.callers, transcript.survey.span_ends
+    start, end = (len(callers), len(callers)) if drop is None else (drop.start, drop.end)
+    places: dict[int, int] = {}
+    wanted = {result.index for result in shaped}
+    position, previous = -1, None
+    inserted: list[int | None] = [None] if notice else []
+    for index in chain(range(start), inserted, range(end, len(callers))):
+        if index is None:  # the notice: a caller message of its own
+            position, previous = position + 1, None
+            continue
+        first = callers[index]
+        if first != previous:  # a new caller message of the window
+            position += 1
+        if index in wanted:
+            places[index] = position
+        last = spans.get(index, first)
+        position += last - first
+        previous = last
+    return tuple(
+        ShapedEntry(
+            callers[result.index],
+            places.get(result.index),
+            result.tool_call_id,
+            result.action,
+            result.chars_before,
+            result.chars_after,
+        )
+        for result in shaped
+    )
+
+
+def dropped_standings(
+    messages: Sequence[Message], start: int, end: int, fold: LedgerFold
+) -> tuple[DroppedStanding, ...]:
+    """One entry per removed result message, in order; standing None is undeclared."""
+    standings: list[DroppedStanding] = []
+    find = fold.get
+    for message in messages[start:end]:
+        # A result message (`is_result_message`), tested inline: a span can hold nearly the
+        # whole transcript, and a call per message would cost more than the test.
+        call_id = message.tool_call_id
+        if message.role == "tool" and not message.not_dispatched and call_id:
+            row = find(call_id)
+            standing = None if row is None else row.standing
+            standings.append({"tool_call_id": call_id, "standing": standing})
+    return tuple(standings)
