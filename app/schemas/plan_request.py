@@ -26,6 +26,8 @@ from pydantic_core import PydanticCustomError
 from app.core import defaults
 from app.core.collapse import CollapseMode
 from app.core.plan_types import StrategyKind
+from app.core.strategies import Fit, SlidingWindow, TokenBudget
+from app.core.strategies import Strategy as CoreStrategy
 from app.schemas.cap import CapChars
 from app.schemas.common import (
     FORMAT_DESCRIPTION,
@@ -50,6 +52,10 @@ class SlidingWindowStrategy(BaseModel):
     kind: Literal["sliding-window"]
     keep_recent_turns: PositiveWhole = defaults.DEFAULT_KEEP_RECENT_TURNS
 
+    def core(self) -> CoreStrategy:
+        """The core's strategy this option asks for."""
+        return SlidingWindow(keep_recent_turns=self.keep_recent_turns)
+
 
 class TokenBudgetStrategy(BaseModel):
     """Engages when the last call's measured input tokens exceed `threshold_tokens`."""
@@ -65,6 +71,14 @@ class TokenBudgetStrategy(BaseModel):
         "object as its SDK returns it (pass `response.usage` on unchanged). null: nothing was "
         "counted yet, so the strategy does not engage.",
     )
+
+    def core(self) -> CoreStrategy:
+        """The core's strategy this option asks for."""
+        return TokenBudget(
+            threshold_tokens=self.threshold_tokens,
+            keep_recent_turns=self.keep_recent_turns,
+            measured=self.measured,
+        )
 
 
 def refuse_null(value: Any) -> Any:
@@ -105,6 +119,15 @@ class FitStrategy(BaseModel):
         "the reply's room), counted in every total.",
     )
     keep_recent_turns: PositiveWhole = defaults.DEFAULT_FIT_KEEP_RECENT_TURNS
+
+    def core(self) -> CoreStrategy:
+        """The core's strategy this option asks for."""
+        return Fit(
+            max_tokens=self.max_tokens,
+            target_tokens=self.target_tokens,
+            reserve_tokens=self.reserve_tokens,
+            keep_recent_turns=self.keep_recent_turns,
+        )
 
 
 Strategy = Annotated[

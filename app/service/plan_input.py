@@ -28,8 +28,6 @@ from app.formats.summary_request import key_mismatch
 from app.schemas.plan_request import (
     PlanRequest,
     PriorRecord,
-    SlidingWindowStrategy,
-    TokenBudgetStrategy,
     strategy_error_locs,
 )
 from app.service.reading import pydantic_errors, raise_if_any, require_object
@@ -140,30 +138,13 @@ def core_options(
     """The request's options as the core takes them; the system prompt's text and characters,
     and where the provider starts reading the core `messages`, come from the dialect, which alone
     knows its format's system prompt and compaction."""
-    strategy: plan.Strategy
-    requested = body.strategy
-    if isinstance(requested, SlidingWindowStrategy):
-        strategy = plan.SlidingWindow(keep_recent_turns=requested.keep_recent_turns)
-    elif isinstance(requested, TokenBudgetStrategy):
-        strategy = plan.TokenBudget(
-            threshold_tokens=requested.threshold_tokens,
-            keep_recent_turns=requested.keep_recent_turns,
-            measured=requested.measured,
-        )
-    else:
-        strategy = plan.Fit(
-            max_tokens=requested.max_tokens,
-            target_tokens=requested.target_tokens,
-            reserve_tokens=requested.reserve_tokens,
-            keep_recent_turns=requested.keep_recent_turns,
-        )
     system_text = dialect.system_prompt_text(system)
     system_chars = None
     if dialect.has_system_prompt:
         system_chars = 0 if system_text is None else len(system_text)
     calibration = body.calibration
     return plan.PlanOptions(
-        strategy=strategy,
+        strategy=body.strategy.core(),
         keep_last_tool_results=body.keep_last_tool_results,
         ledger=ledger,
         keep_ledger_facts=body.keep_ledger_facts,
