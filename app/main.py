@@ -55,6 +55,14 @@ TAGS = [
 ]
 
 
+class PlannerApp(FastAPI):
+    """The service's app: FastAPI with its own OpenAPI document (every documented body model in
+    its components, `app.api.openapi_doc.build_openapi`)."""
+
+    def openapi(self) -> dict[str, Any]:
+        return build_openapi(self)
+
+
 def create_app(
     settings: Settings | None = None, *, server: bool = False, plan_core: PlanCore = plan_window
 ) -> FastAPI:
@@ -81,7 +89,7 @@ def create_app(
             lifecycle.shutting_down = True
             lifecycle.restore()
 
-    app = FastAPI(
+    app = PlannerApp(
         title="Context Window Planner",
         version=__version__,
         description=DESCRIPTION,
@@ -107,11 +115,6 @@ def create_app(
     include_routes(app)
 
     register_schema(Problem)
-
-    def openapi() -> dict[str, Any]:
-        return build_openapi(app)
-
-    app.openapi = openapi  # type: ignore[method-assign]
     return app
 
 
