@@ -7,7 +7,7 @@ The Markdown files checked are every one the repository tracks: README.md, CHANG
 - a target with a scheme (`https:`, `mailto:`) is not checked;
 - a path, relative to the file (or to the repository's root when it starts with `/`), must name a
   file or directory the repository tracks;
-- an anchor (`path.md#anchor`, or `#anchor` within the same file) must be one of the target
+- an anchor (`docs/rules.md#turns`, or `#anchor` within the same file) must be one of the target
   Markdown file's headings, as GitHub writes them (`github_anchors`); an anchor on any other file
   (`app/main.py#L10`) is not checked, only the file.
 """
@@ -224,7 +224,7 @@ def test_every_link_of_a_document_resolves(document: str):
         ),
         ("Front or further in", "front-or-further-in"),
         ("A — B", "a--b"),
-        ("[The link](other.md) and *emphasis*", "the-link-and-emphasis"),
+        ("[The link](README.md) and *emphasis*", "the-link-and-emphasis"),
         ("Python 3.13: measured", "python-313-measured"),
     ],
 )
@@ -233,11 +233,13 @@ def test_a_heading_s_anchor_is_github_s(heading: str, anchor: str):
 
 
 def test_repeated_headings_get_numbered_anchors_and_code_is_not_read():
-    text = "# Usage\n\n## Usage\n\n```md\n# Not a heading\n[x](missing.md)\n```\n\nUsage\n---\n"
+    text = (
+        "# Usage\n\n## Usage\n\n```md\n# Not a heading\n[x](docs/missing.md)\n```\n\nUsage\n---\n"
+    )
     assert github_anchors(text) == {"usage", "usage-1", "usage-2"}
     assert list(links(text)) == []
-    assert list(links("See `[x](missing.md)` and [y](here.md#top 'title').")) == [
-        (1, "here.md#top")
+    assert list(links("See `[x](docs/missing.md)` and [y](README.md#set-up 'title').")) == [
+        (1, "README.md#set-up")
     ]
 
 
