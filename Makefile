@@ -1,7 +1,7 @@
 # Two commands for a fresh machine with Python 3.11+ and make:
 #   make run   - create .venv, install, serve on 127.0.0.1:8080 (Swagger UI at /docs)
 #   make test  - create .venv, install with the test extra, lint, type-check, run the tests with
-#                coverage of app/ (fails under 95%)
+#                coverage of app/ (fails under 95% of the code this machine can run)
 # and, for the edit loop: make test-fast - lint and the tests not marked slow or e2e, no coverage
 # The property tests run under a Hypothesis profile (tests/conftest.py): `dev` by default (few
 # examples; `make test-fast`), `ci` for `make test`, and `deep` for `make test-deep` (every test,
@@ -67,14 +67,28 @@ typecheck: $(STAMP_TEST)
 	$(BIN)/mypy --strict app
 
 # Every test, under the `ci` Hypothesis profile, with branch coverage of app/ (configured in
-# pyproject.toml); the report prints the total and fails under 95%.
+# pyproject.toml).
 # The tests that start a real server, time a deadline or measure the process (`e2e`, `serial`) run
 # one at a time, after the rest (the slow ones included) have run on every core.
+# The two runs only collect (`--cov-fail-under=0`: pytest-cov would otherwise judge each run alone);
+# the one report over both prints the total and fails under 95% of the code this machine can run.
+# Where the compiled reader is not built, its Python side (the modules that call it, which only run
+# with it) is left out of that report, with one line saying so; where it is built (CI), everything
+# is measured. COMPILED_PYTHON_SIDE names them before and after they move into app/compiled/.
+COMPILED_PYTHON_SIDE := app/compiled.py,app/api/scanned.py,app/formats/scanned.py,app/compiled/*
 pytest: $(STAMP_TEST)
 	$(BIN)/coverage erase
-	$(BIN)/pytest -n auto --hypothesis-profile=ci --cov --cov-report= -m "not e2e and not serial"
-	$(BIN)/pytest --hypothesis-profile=ci --cov --cov-append --cov-report= -m "e2e or serial"
-	$(BIN)/coverage report
+	$(BIN)/pytest -n auto --hypothesis-profile=ci --cov --cov-report= --cov-fail-under=0 \
+		-m "not e2e and not serial"
+	$(BIN)/pytest --hypothesis-profile=ci --cov --cov-append --cov-report= --cov-fail-under=0 \
+		-m "e2e or serial"
+	@if $(BIN)/python -c 'import cwp_compiled_reader' 2>/dev/null; then \
+		echo "$(BIN)/coverage report"; \
+		$(BIN)/coverage report; \
+	else \
+		echo "coverage total without the compiled reader's Python side (not built here): $(COMPILED_PYTHON_SIDE)"; \
+		$(BIN)/coverage report --omit='$(COMPILED_PYTHON_SIDE)'; \
+	fi
 
 # Every test under the `deep` Hypothesis profile, in the same two parts, without coverage.
 .PHONY: test-deep
