@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from app.api.collector import collector_paused
 from app.api.deadline import WorkSlots, run_with_deadline
 from app.api.problems import ProblemError, pydantic_errors
+from app.compiled import Unanswered
 from app.errors import FieldError, InvalidRequest
-from app.formats.scanned import Unanswered
 from app.settings import Settings
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -126,7 +126,8 @@ class ReceivedBody:
         """Parse the body and run `handler` on the JSON value, within the deadline.
 
         With `from_bytes`, the body's bytes go to it first, unparsed (the compiled reader,
-        `app.api.scanned`); when it raises `Unanswered` the body is parsed and `handler` answers.
+        `app.compiled.request`); when it raises `Unanswered` the body is parsed and `handler`
+        answers.
 
         A body under `inline_body_bytes` is worked on right here, on the event loop: a 50-message
         transcript is planned in well under a millisecond, while handing work to a thread and

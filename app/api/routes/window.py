@@ -27,10 +27,10 @@ from app.api.metrics import Metrics
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.plan_input import PlanInput, read_plan_input
 from app.api.problems import BODY_ERRORS
-from app.api.scanned import Unanswered, scan_request
 from app.api.schemas.plan_request import PlanRequest
 from app.api.schemas.plan_response import PlanResponse
 from app.api.types import MAX_INT64
+from app.compiled.request import Unanswered, scan_request
 from app.core import plan_types as plan
 from app.core.diagnostics import Diagnostic, FindingsOf, diagnose, findings
 from app.core.messages import Message
@@ -81,7 +81,7 @@ def plan_answer(raw: Any, max_messages: int, metrics: Metrics) -> Response:
     dialect, callers, messages = request.dialect, request.callers, request.messages
 
     def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts)  # type: ignore[arg-type]
+        return dialect.write_window(callers, messages, removed, notice, texts)
 
     return planned_answer(started, request, write, metrics)
 
@@ -104,12 +104,12 @@ def scanned_plan_answer(
         raise Unanswered from None
     # What is read goes as soon as it is read: the parsed fields (a ledger's rows) and, once the
     # plan has it, the survey are not held while the answer is written (memory, decision 0036).
-    name, callers, messages = request.dialect.name, scanned.messages, request.messages
+    dialect, callers, messages = request.dialect, scanned.messages, request.messages
     del scanned, fields
     surveyed, callers.survey = callers.survey, None
 
     def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return callers.window(name, messages, removed, notice, texts)
+        return dialect.write_window(callers, messages, removed, notice, texts)
 
     def survey_of(planned: Sequence[Message]) -> Survey:
         # The survey the module took while reading, handed to the plan once, unless the core
@@ -134,11 +134,11 @@ def planned_answer(
 ) -> Response:
     """Plan the read request, place and write its window, and serialize the answer."""
     dialect, callers, messages = request.dialect, request.callers, request.messages
-    carries_parts = dialect.result_parts_predicate(callers)  # type: ignore[arg-type]
+    carries_parts = dialect.result_parts_predicate(callers)
     result = plan_window(messages, request.options, survey_of, carries_parts)
     refuse_unwritable_counts(result)
-    result = dialect.place_window(callers, messages, result)  # type: ignore[arg-type]
-    has_non_text_part = dialect.non_text_part_predicate(callers)  # type: ignore[arg-type]
+    result = dialect.place_window(callers, messages, result)
+    has_non_text_part = dialect.non_text_part_predicate(callers)
     found = diagnose(messages, has_non_text_part, findings_of)
     payload = orjson.dumps(answer_content(request, result, found, write))
     count_plan(metrics, result)
@@ -206,7 +206,7 @@ def summary_fields(
             "key": messages_key(request.callers, wanted.first, wanted.through),
             "request": write_summary_request(
                 request.dialect,
-                request.callers,  # type: ignore[arg-type]
+                request.callers,
                 request.messages,
                 wanted,
                 texts,
