@@ -2,9 +2,9 @@
 
 The planner never sees a wire shape. Each format module holds all its format knows: its reader
 (the caller's `messages` into core messages that remember their caller index and, where a message
-holds several, their blocks) and its one window writer (from the caller's own objects, so an
-agent can send the window straight to its provider). What several formats share is written once
-beside them: the field checks (`fields`), the caller's messages as a writer
+holds several, their blocks), its one window writer (from the caller's own objects, so an agent can
+send the window straight to its provider) and the signals `auto` looks for. What several formats
+share is written once beside them: the field checks (`fields`), the caller's messages as a writer
 reads them (`callers`), the block regrouping of Anthropic, Gemini and Bedrock (`blocks`) and the
 splice of native, OpenAI and Responses (`whole`). `auto` is resolved by `detect_format` before
 reading.

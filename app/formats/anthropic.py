@@ -32,7 +32,7 @@ from app.core.images import Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
-from app.formats.dialect import Dialect
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -55,6 +55,8 @@ TEXT_BLOCKS = {"text": "text"}
 BLOCKS = "content"  # where a message keeps its blocks
 COMPACTION = "compaction"
 IMAGE = "image"
+# The block types only this format sends (docs/rules.md#auto, rule 4).
+SIGNAL_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", COMPACTION})
 
 
 def read(raw: list[Any]) -> list[Message]:
@@ -571,12 +573,18 @@ def is_text_block(part: Any) -> bool:
     return is_object(part) and part.get("type") == "text"
 
 
+def any_system(system: Any) -> bool:
+    """Rule 6: a top-level system prompt of neither Gemini's nor Bedrock's shape is Anthropic's."""
+    return True
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
     write,
     with_result_texts,
     notice_message,
+    signals=Signals(block_types=SIGNAL_BLOCKS, system=any_system),
     read_alone=read_alone,
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,

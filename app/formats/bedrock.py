@@ -41,7 +41,7 @@ from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import WindowPlan
 from app.formats.blocks import Run, runs_of, with_blocks_rewritten
 from app.formats.callers import CallerMessages
-from app.formats.dialect import Dialect
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -73,6 +73,9 @@ BLOCKS = "content"  # where a message keeps its blocks
 
 # The items of the window at the removal's seam (see `seam_groups`).
 PREV, NOTICE, NEXT = 0, 1, 2
+# The keys naming a block's kind that only this format sends, on blocks with no `type`
+# (docs/rules.md#auto, rule 3), in the order a signal names them.
+SIGNAL_KEYS = ("text", "toolUse", "toolResult", "reasoningContent", IMAGE, "document", CACHE_POINT)
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -744,6 +747,15 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     return False
 
 
+def system_signal(system: Any) -> bool:
+    """Rule 6: a top-level system prompt that is a non-empty array of blocks with no `type`."""
+    return (
+        isinstance(system, list)
+        and bool(system)
+        and all(is_object(block) and "type" not in block for block in system)
+    )
+
+
 def read_alone(value: Any, index: int) -> list[Message]:
     """The core messages of caller message `index`, read alone (every message is)."""
     return read_with_blocks([value], read_plain, read_message, index)
@@ -755,6 +767,7 @@ DIALECT = Dialect(
     write,
     with_result_texts,
     notice_message,
+    signals=Signals(typeless_block_keys=SIGNAL_KEYS, system=system_signal),
     read_alone=read_alone,
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,

@@ -2,8 +2,9 @@
 
 A dialect reads the caller's `messages` into core messages and writes a window back from the
 caller's own objects, through one writer over `CallerMessages` (a parsed list or the compiled
-reader's scan: `app.formats.callers`); formats whose content has parts say which parts are not text
-(for `diagnostics`); formats whose system prompt is outside the transcript count it and say when a
+reader's scan: `app.formats.callers`); it names the signals `auto` looks for (`Signals`; the rules'
+order is `app.formats.detect`'s); formats whose content has parts say which parts are not text (for
+`diagnostics`); formats whose system prompt is outside the transcript count it and say when a
 `system` value is not their shape; and a format whose window is laid out differently from its core
 messages (Bedrock merges neighbours of one role) places the plan's window figures itself. A format
 whose provider reads nothing before a message of the transcript (Anthropic, after its last
@@ -40,6 +41,31 @@ ReadingStart = Callable[[Sequence[Message]], int | None]
 
 
 @dataclass(frozen=True)
+class Signals:
+    """What `auto` looks for to name this format (docs/rules.md#auto): values only this format
+    sends, by where in a message they are (beside each, the words a refusal names it by).
+
+    They are data, not a function per format: detection reads every message of a transcript, so
+    `app.formats.detect` looks for every format's signals in one walk, in the rules' order.
+    """
+
+    item_types: frozenset[str] = frozenset()  # a message's `type`: "a '…' item"
+    part_types: frozenset[str] = frozenset()  # a content part's `type`: "an '…' content part"
+    keys: tuple[str, ...] = ()  # a key of the message: "a '…' key"
+    roles: tuple[str, ...] = ()  # its `role`: "the '…' role"
+    # The first of these keys a content block without a `type` has: "a '…' block without a type".
+    typeless_block_keys: tuple[str, ...] = ()
+    block_types: frozenset[str] = frozenset()  # a content block's `type`: "a '…' block"
+    call_keys: tuple[str, ...] = ()  # a key of a `tool_calls` item: "a tool call with a '…' key"
+    # Rule 5's signals that the block formats send too, so they name this format only when no
+    # message carries another: a role, and an array as content.
+    weak_roles: tuple[str, ...] = ()
+    weak_list_content: bool = False
+    # Whether a top-level system prompt has this format's shape (rule 6).
+    system: Callable[[Any], bool] | None = None
+
+
+@dataclass(frozen=True)
 class Dialect:
     """One wire format's readers and writers (see the module docstring)."""
 
@@ -54,6 +80,7 @@ class Dialect:
     rewritten: Shaper
     # A user message of the service's own holding a text (the notice), as the format writes it.
     notice_message: Callable[[str], JsonObject]
+    signals: Signals | None = None
     read_alone: ReadAlone | None = None
     has_non_text_part: PartPredicate | None = None
     # Whether a result carries an image or another non-text part inside what the format writes as

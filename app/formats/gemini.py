@@ -33,7 +33,7 @@ from app.core.images import Image
 from app.core.messages import Message, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
-from app.formats.dialect import Dialect
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -623,12 +623,18 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     return False
 
 
+def system_signal(system: Any) -> bool:
+    """Rule 6: a top-level system prompt with `parts` is a `systemInstruction`."""
+    return is_object(system) and "parts" in system
+
+
 DIALECT = Dialect(
     "gemini",
     read,
     write,
     with_result_texts,
     notice_message,
+    signals=Signals(keys=("parts",), roles=("model",), system=system_signal),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     system_text=system_text,

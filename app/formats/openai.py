@@ -19,6 +19,7 @@ from typing import Any
 from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
+from app.formats.dialect import Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -245,6 +246,7 @@ DIALECT = one_to_one_dialect(
     "openai",
     read_plain,
     read_message,
+    signals=Signals(call_keys=("function",), weak_roles=("developer",), weak_list_content=True),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
 )

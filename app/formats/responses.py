@@ -28,7 +28,7 @@ from typing import Any
 from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
-from app.formats.dialect import Dialect
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Problems,
@@ -97,6 +97,13 @@ SILENT_RUN_ITEMS = frozenset(
         "mcp_list_tools",
     }
 )
+# Every item type this version knows but `message`: each one only this format sends
+# (docs/rules.md#auto, rule 1), as are the content parts below.
+ITEM_TYPES = frozenset(
+    {*FUNCTION_CALLS, *FUNCTION_OUTPUTS, *PAIRED_CALLS, *PAIRED_OUTPUTS, *SILENT_RUN_ITEMS}
+    | {"compaction", "item_reference"}
+)
+SIGNAL_PARTS = frozenset({"input_text", "output_text", INPUT_IMAGE, "input_file"})
 STORED_ITEM = (
     "an 'item_reference' names an item stored by the provider: a stored item cannot be planned; "
     "send the item itself"
@@ -467,6 +474,7 @@ DIALECT = Dialect(
     write,
     with_result_texts,
     notice_message,
+    signals=Signals(item_types=ITEM_TYPES, part_types=SIGNAL_PARTS),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     system_text=system_text,

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.messages import Message
 from app.formats.callers import CallerMessages, Reshaped
-from app.formats.dialect import Dialect, PartPredicate
+from app.formats.dialect import Dialect, PartPredicate, Signals
 from app.formats.fields import JsonObject, Problems, read_one_to_one
 
 
@@ -69,6 +69,7 @@ def one_to_one_dialect(
     name: str,
     read_plain: Callable[[JsonObject, int], Message | None],
     read_message: Callable[[JsonObject, int, Problems], Message | None],
+    signals: Signals | None = None,
     has_non_text_part: PartPredicate | None = None,
     result_has_parts: PartPredicate | None = None,
 ) -> Dialect:
@@ -88,6 +89,7 @@ def one_to_one_dialect(
         write_one_to_one,
         with_contents,
         notice_message,
+        signals=signals,
         read_alone=read_alone,
         has_non_text_part=has_non_text_part,
         result_has_parts=result_has_parts,
