@@ -127,14 +127,20 @@ def describe_settings_error(error: ValidationError) -> str:
     return f"invalid {noun}: " + "; ".join(problems.values())
 
 
-_KINDS = {int: "an integer", float: "a number", str: "text", bool: "true or false"}
+# Looked up by a field's annotation, which may be any type form (or None).
+_KINDS: dict[object, str] = {
+    int: "an integer",
+    float: "a number",
+    str: "text",
+    bool: "true or false",
+}
 
 
 def expected_value(field: FieldInfo) -> str:
     """What a field accepts, in words: `an integer from 0 to 65535`, `one of json, text`."""
     if get_origin(field.annotation) is Literal:
         return "one of " + ", ".join(str(choice) for choice in get_args(field.annotation))
-    kind = _KINDS.get(field.annotation, "a valid value")  # type: ignore[arg-type]
+    kind = _KINDS.get(field.annotation, "a valid value")
     bounds: dict[str, Any] = {}
     for constraint in field.metadata:
         for bound in ("ge", "gt", "le", "lt"):
