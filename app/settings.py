@@ -127,7 +127,13 @@ def describe_settings_error(error: ValidationError) -> str:
     return f"invalid {noun}: " + "; ".join(problems.values())
 
 
-_KINDS: dict[Any, str] = {int: "an integer", float: "a number", str: "text", bool: "true or false"}
+# Looked up by a field's annotation, which may be any type form (or None).
+_KINDS: dict[object, str] = {
+    int: "an integer",
+    float: "a number",
+    str: "text",
+    bool: "true or false",
+}
 
 
 def expected_value(field: FieldInfo) -> str:

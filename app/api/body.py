@@ -19,8 +19,8 @@ from fastapi.responses import Response
 from app.api.collector import collector_paused
 from app.api.deadline import WorkSlots, run_with_deadline
 from app.api.problems import ProblemError
+from app.compiled import Unanswered
 from app.errors import FieldError
-from app.formats.scanned import Unanswered
 from app.settings import Settings
 
 
@@ -102,7 +102,8 @@ class ReceivedBody:
         """Parse the body and run `handler` on the JSON value, within the deadline.
 
         With `from_bytes`, the body's bytes go to it first, unparsed (the compiled reader,
-        `app.api.scanned`); when it raises `Unanswered` the body is parsed and `handler` answers.
+        `app.compiled.request`); when it raises `Unanswered` the body is parsed and `handler`
+        answers.
 
         A body under `inline_body_bytes` is worked on right here, on the event loop: a 50-message
         transcript is planned in well under a millisecond, while handing work to a thread and

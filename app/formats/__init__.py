@@ -1,9 +1,13 @@
 """The wire formats: caller messages in, core messages to plan on, the new window out.
 
-The planner never sees a wire shape. Each format module reads the caller's `messages` into core
-messages that remember their caller index (and, for Anthropic, their content blocks), and writes a
-window back from the caller's own objects, so an agent can send it straight to its provider.
-`auto` is resolved by `detect_format` before reading.
+The planner never sees a wire shape. Each format module holds all its format knows: its reader
+(the caller's `messages` into core messages that remember their caller index and, where a message
+holds several, their blocks), its one window writer (from the caller's own objects, so an agent can
+send the window straight to its provider) and the signals `auto` looks for. What several formats
+share is written once beside them: the field checks (`fields`), the caller's messages as a writer
+reads them (`callers`), the block regrouping of Anthropic, Gemini and Bedrock (`blocks`) and the
+splice of native, OpenAI and Responses (`whole`). `auto` is resolved by `detect_format` before
+reading.
 
 The package registers the dialects (`DIALECTS`, in the order `FORMATS` and the `format` enum list
 them). A request resolves its format to one `Dialect` once (`dialect_of`) and asks that object
@@ -18,6 +22,7 @@ from typing import Any
 from app.core.messages import Message
 from app.core.plan_types import WindowPlan
 from app.formats import anthropic, bedrock, gemini, native, openai, responses
+from app.formats.callers import CallerMessages, Callers
 from app.formats.detect import detect_format
 from app.formats.dialect import Dialect
 
@@ -40,6 +45,8 @@ __all__ = [
     "DIALECTS",
     "FORMATS",
     "SYSTEM_FORMATS",
+    "CallerMessages",
+    "Callers",
     "Dialect",
     "detect_format",
     "dialect_of",
@@ -83,7 +90,7 @@ def read_messages(raw: list[Any], format: str) -> list[Message]:
 
 
 def write_window(
-    raw: list[Any],
+    raw: Callers,
     core: Sequence[Message],
     removed: tuple[int, int] | None,
     notice: str | None,
@@ -95,7 +102,7 @@ def write_window(
 
 
 def place_window(
-    raw: list[Any], core: Sequence[Message], plan: WindowPlan, format: str
+    raw: Callers, core: Sequence[Message], plan: WindowPlan, format: str
 ) -> WindowPlan:
     """`Dialect.place_window` of the format named `format`."""
     return dialect_of(format).place_window(raw, core, plan)
@@ -116,6 +123,6 @@ def system_problem(system: Any, format: str) -> str | None:
     return system_prompt_problem(system, dialect_of(format))
 
 
-def non_text_part_predicate(raw: list[Any], format: str) -> Callable[[Message], bool]:
+def non_text_part_predicate(raw: Callers, format: str) -> Callable[[Message], bool]:
     """`Dialect.non_text_part_predicate` of the format named `format`."""
     return dialect_of(format).non_text_part_predicate(raw)

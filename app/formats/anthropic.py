@@ -25,13 +25,14 @@ the current request and the pins are looked for only after it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.images import Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
-from app.formats.dialect import Dialect
+from app.formats.blocks import regrouping_writer, with_blocks_rewritten
+from app.formats.callers import CallerMessages
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -47,14 +48,15 @@ from app.formats.fields import (
     required_name,
     role_of,
     unknown_role,
-    with_blocks_rewritten,
 )
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 TEXT_BLOCKS = {"text": "text"}
-NOTICE_POSITION = -1
+BLOCKS = "content"  # where a message keeps its blocks
 COMPACTION = "compaction"
 IMAGE = "image"
+# The block types only this format sends (docs/rules.md#auto, rule 4).
+SIGNAL_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", COMPACTION})
 
 
 def read(raw: list[Any]) -> list[Message]:
@@ -126,6 +128,24 @@ def holds_compaction(message: Any) -> bool:
     return isinstance(content, list) and any(
         is_object(block) and block.get("type") == COMPACTION for block in content
     )
+
+
+# A message read alone holds no compaction block (`read_alone`), so no artifact is looked for.
+NO_ARTIFACT = LastArtifact(())
+
+
+def read_alone(value: Any, index: int) -> list[Message] | None:
+    """The core messages of caller message `index` alone; None when it is an assistant message
+    holding a `compaction` block, whose reading depends on the messages after it."""
+    if holds_compaction(value):
+        return None
+    return read_with_blocks([value], read_plain, read_without_artifact, index)
+
+
+def read_without_artifact(
+    message: JsonObject, index: int, problems: Problems, out: list[Message]
+) -> None:
+    read_message(message, index, problems, out, NO_ARTIFACT)
 
 
 def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
@@ -476,10 +496,10 @@ def system_text(system: Any) -> str | None:
     return "".join(block["text"] for block in system)
 
 
-def has_non_text_part(raw: list[Any], message: Message) -> bool:
+def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
     """Whether the core message holds a block other than text (an image, a document, …)."""
     source = message.source
-    content = raw[source].get("content") if source is not None else None
+    content = callers[source].get("content") if source is not None else None
     if not isinstance(content, list):
         return False
     return any(
@@ -493,66 +513,19 @@ def notice_message(text: str) -> JsonObject:
 
 
 def with_result_texts(
-    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
-) -> list[Any]:
+    callers: CallerMessages, core: Sequence[Message], texts: Mapping[int, str]
+) -> CallerMessages:
     """The caller's messages with each shaped result's `tool_result` block's `content` replaced by
     its new text (copies of that block and message, every other key as sent)."""
-    return with_blocks_rewritten(raw, core, texts, "content", result_with_text)
+    return with_blocks_rewritten(callers, core, texts, BLOCKS, result_with_text)
 
 
 def result_with_text(block: JsonObject, text: str) -> JsonObject:
     return {**block, "content": text}
 
 
-def write(
-    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
-) -> list[Any]:
-    """The kept core messages regrouped into caller messages, the notice where the range was.
-
-    Consecutive kept core messages from one caller message form one run and are written as that
-    message; the notice ends a run, so the output has one message per run plus the notice.
-    """
-    if removed is None:
-        return list(raw)
-    start, end = removed
-    notice_object = None if notice is None else notice_message(notice)
-    notice_positions = () if notice_object is None else (NOTICE_POSITION,)
-    positions = chain(range(start), notice_positions, range(end, len(core)))
-    return [
-        notice_object if run is None else with_blocks(raw[run[0]], run[1])
-        for run in kept_runs(core, positions)
-    ]
-
-
-def kept_runs(
-    core: Sequence[Message], positions: Iterable[int]
-) -> list[tuple[int, list[int]] | None]:
-    """(caller index, block indices) per run of consecutive positions sharing a caller message;
-    None where the notice goes."""
-    runs: list[tuple[int, list[int]] | None] = []
-    last: tuple[int, list[int]] | None = None
-    for position in positions:
-        if position == NOTICE_POSITION:
-            runs.append(None)
-            last = None
-            continue
-        message = core[position]
-        source = position if message.source is None else message.source
-        if last is not None and last[0] == source:
-            last[1].extend(message.blocks)
-        else:
-            last = (source, list(message.blocks))
-            runs.append(last)
-    return runs
-
-
-def with_blocks(message: JsonObject, blocks: list[int]) -> JsonObject:
-    """The caller's message itself when every block is kept (or its content is a string);
-    otherwise a copy with every other key as sent and only the kept blocks, in their order."""
-    content = message.get("content")
-    if not isinstance(content, list) or len(blocks) == len(content):
-        return message
-    return {**message, "content": [content[block] for block in sorted(blocks)]}
+# The kept core messages regrouped into caller messages, the notice where the range was.
+write = regrouping_writer(notice_message, BLOCKS)
 
 
 def system_problem(system: Any) -> str | None:
@@ -582,10 +555,10 @@ def artifact_position(core: Sequence[Message]) -> int | None:
     return None
 
 
-def result_has_parts(raw: list[Any], message: Message) -> bool:
+def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     """Whether a `tool_result` block's content holds a block other than text (an image, …)."""
     source = message.source
-    content = raw[source].get("content") if source is not None else None
+    content = callers[source].get("content") if source is not None else None
     if not isinstance(content, list):
         return False
     return any(
@@ -600,16 +573,24 @@ def is_text_block(part: Any) -> bool:
     return is_object(part) and part.get("type") == "text"
 
 
+def any_system(system: Any) -> bool:
+    """Rule 6: a top-level system prompt of neither Gemini's nor Bedrock's shape is Anthropic's."""
+    return True
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
     write,
     with_result_texts,
+    notice_message,
+    signals=Signals(block_types=SIGNAL_BLOCKS, system=any_system),
+    read_alone=read_alone,
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
     reading_start=artifact_position,
-    user_text_after=lambda window, text: [*window, notice_message(text)],
     request_keys=("system", "messages"),
+    blocks_key=BLOCKS,
 )

@@ -39,8 +39,9 @@ import orjson
 from app.core.images import Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import WindowPlan
-from app.formats.anthropic import kept_runs, with_blocks
-from app.formats.dialect import Dialect
+from app.formats.blocks import Run, runs_of, with_blocks_rewritten
+from app.formats.callers import CallerMessages
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -54,7 +55,6 @@ from app.formats.fields import (
     required_name,
     role_of,
     unknown_role,
-    with_blocks_rewritten,
 )
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
@@ -69,9 +69,13 @@ CACHE_POINT = "cachePoint"
 # assistant message): no call for the planner.
 SERVER_TOOL_USE = "server_tool_use"
 IMAGE = "image"
+BLOCKS = "content"  # where a message keeps its blocks
 
 # The items of the window at the removal's seam (see `seam_groups`).
 PREV, NOTICE, NEXT = 0, 1, 2
+# The keys naming a block's kind that only this format sends, on blocks with no `type`
+# (docs/rules.md#auto, rule 3), in the order a signal names them.
+SIGNAL_KEYS = ("text", "toolUse", "toolResult", "reasoningContent", IMAGE, "document", CACHE_POINT)
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -521,10 +525,10 @@ def tool_result_text(result: JsonObject, loc: Loc, problems: Problems) -> str:
 # ---- what the other modules ask ----------------------------------------------------------------
 
 
-def has_non_text_part(raw: list[Any], message: Message) -> bool:
+def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
     """Whether the core message holds an image, document, video or audio block."""
     source = message.source
-    content = raw[source].get("content") if source is not None else None
+    content = callers[source].get("content") if source is not None else None
     if not isinstance(content, list):
         return False
     return any(
@@ -558,11 +562,11 @@ def system_problem(system: Any) -> str | None:
 
 
 def with_result_texts(
-    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
-) -> list[Any]:
+    callers: CallerMessages, core: Sequence[Message], texts: Mapping[int, str]
+) -> CallerMessages:
     """The caller's messages with each shaped result's `toolResult` content replaced by
     `[{"text": <text>}]` (copies of that block and message, every other key as sent)."""
-    return with_blocks_rewritten(raw, core, texts, "content", result_with_text)
+    return with_blocks_rewritten(callers, core, texts, BLOCKS, result_with_text)
 
 
 def result_with_text(block: JsonObject, text: str) -> JsonObject:
@@ -574,8 +578,6 @@ def result_with_text(block: JsonObject, text: str) -> JsonObject:
 
 
 # ---- writing ------------------------------------------------------------------------------------
-
-Run = tuple[int, list[int]]  # (caller index, the block indices kept)
 
 
 def caller_role(message: Message) -> str:
@@ -613,23 +615,25 @@ def seam_groups(prev_role: str | None, notice: bool, next_role: str | None) -> l
     return [items for _, items in groups]
 
 
-def runs_of(core: Sequence[Message], positions: range) -> list[Run]:
-    """Anthropic's regrouping (`kept_runs`) of a stretch with no notice in it."""
-    return [run for run in kept_runs(core, positions) if run is not None]
-
-
 def notice_block(text: str) -> JsonObject:
     return {"text": text}
 
 
+def notice_message(text: str) -> JsonObject:
+    return {"role": "user", "content": [notice_block(text)]}
+
+
 def write(
-    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+    callers: CallerMessages,
+    core: Sequence[Message],
+    removed: tuple[int, int] | None,
+    notice: str | None,
 ) -> list[Any]:
     """The kept core messages regrouped into caller messages, laid out at the seam by
     `seam_groups`: the notice beside (or inside) a user message, no two neighbours of one role
     that the removal put side by side."""
     if removed is None:
-        return list(raw)
+        return callers.verbatim_slice(0, len(callers))
     start, end = removed
     head = runs_of(core, range(start))
     tail = runs_of(core, range(end, len(core)))
@@ -640,34 +644,35 @@ def write(
         notice is not None,
         None if following is None else caller_role(core[end]),
     )
-    window: list[Any] = [with_blocks(raw[source], blocks) for source, blocks in head]
+    window = [callers.with_blocks(source, blocks, BLOCKS) for source, blocks in head]
     for items in groups:
         runs = [prev if item == PREV else following if item == NEXT else None for item in items]
-        window.append(written(raw, runs, notice or ""))
-    window.extend(with_blocks(raw[source], blocks) for source, blocks in tail[1:])
+        window.append(written(callers, runs, notice or ""))
+    window.extend(callers.with_blocks(source, blocks, BLOCKS) for source, blocks in tail[1:])
     return window
 
 
-def written(raw: list[Any], runs: list[Run | None], notice: str) -> JsonObject:
+def written(callers: CallerMessages, runs: list[Run | None], notice: str) -> Any:
     """One window message from the runs it holds (None: the notice), in order: the first caller
     message's fields, every run's kept blocks and the notice's text block, in order."""
     kept = [run for run in runs if run is not None]
     if not kept:
-        return {"role": "user", "content": [notice_block(notice)]}
+        return notice_message(notice)
     sources = {source for source, _ in kept}
     if len(kept) == len(runs) and len(sources) == 1:  # one caller message, no notice
-        return with_blocks(raw[kept[0][0]], [block for _, blocks in kept for block in blocks])
+        held = [block for _, blocks in kept for block in blocks]
+        return callers.with_blocks(kept[0][0], held, BLOCKS)
     content: list[Any] = []
     for run in runs:
         if run is None:
             content.append(notice_block(notice))
         else:
-            blocks = raw[run[0]]["content"]
+            blocks = callers[run[0]][BLOCKS]
             if isinstance(blocks, str):  # a plain string is one text block once it has company
                 content.append({"text": blocks})
             else:
                 content.extend(blocks[block] for block in sorted(run[1]))
-    return {**raw[kept[0][0]], "content": content}
+    return {**callers[kept[0][0]], BLOCKS: content}
 
 
 def user_text_after(window: list[Any], text: str) -> list[Any]:
@@ -677,10 +682,10 @@ def user_text_after(window: list[Any], text: str) -> list[Any]:
     content = last.get("content") if isinstance(last, dict) else None
     if isinstance(last, dict) and last.get("role") == "user" and isinstance(content, list):
         return [*window[:-1], {**last, "content": [*content, notice_block(text)]}]
-    return [*window, {"role": "user", "content": [notice_block(text)]}]
+    return [*window, notice_message(text)]
 
 
-def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
+def place(callers: CallerMessages, core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
     """The plan with `messages_after`, the notice's and each shaped result's `window_index` as
     `write` lays the window out (the core counts the notice as a message of its own and merges
     nothing). Reads only the seam: every caller message has a core message, in order, so the
@@ -702,7 +707,7 @@ def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPl
     )
     before = 0 if prev is None else prev  # caller messages ahead of the seam, in place
     at = {item: before + number for number, items in enumerate(groups) for item in items}
-    after = 0 if following is None else len(raw) - following - 1
+    after = 0 if following is None else len(callers) - following - 1
     stats = dataclasses.replace(plan.stats, messages_after=before + len(groups) + after)
     notice = plan.notice
     if notice is not None:
@@ -726,10 +731,10 @@ def place(raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPl
     return dataclasses.replace(plan, stats=stats, notice=notice, shaped=shaped)
 
 
-def result_has_parts(raw: list[Any], message: Message) -> bool:
+def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     """Whether a `toolResult`'s content holds an image, document, video or audio block."""
     source = message.source
-    content = raw[source].get("content") if source is not None else None
+    content = callers[source].get("content") if source is not None else None
     if not isinstance(content, list):
         return False
     for position in message.blocks:  # the `toolResult`, and blocks that ride with it
@@ -742,11 +747,28 @@ def result_has_parts(raw: list[Any], message: Message) -> bool:
     return False
 
 
+def system_signal(system: Any) -> bool:
+    """Rule 6: a top-level system prompt that is a non-empty array of blocks with no `type`."""
+    return (
+        isinstance(system, list)
+        and bool(system)
+        and all(is_object(block) and "type" not in block for block in system)
+    )
+
+
+def read_alone(value: Any, index: int) -> list[Message]:
+    """The core messages of caller message `index`, read alone (every message is)."""
+    return read_with_blocks([value], read_plain, read_message, index)
+
+
 DIALECT = Dialect(
     "bedrock",
     read,
     write,
     with_result_texts,
+    notice_message,
+    signals=Signals(typeless_block_keys=SIGNAL_KEYS, system=system_signal),
+    read_alone=read_alone,
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     system_text=system_text,
@@ -754,4 +776,5 @@ DIALECT = Dialect(
     place=place,
     user_text_after=user_text_after,
     request_keys=("system", "messages"),
+    blocks_key=BLOCKS,
 )

@@ -1,7 +1,9 @@
 """What every wire format module provides, so the package can serve each one the same way.
 
 A dialect reads the caller's `messages` into core messages and writes a window back from the
-caller's own objects; formats whose content has parts say which parts are not text (for
+caller's own objects, through one writer over `CallerMessages` (a parsed list or the compiled
+reader's scan: `app.formats.callers`); it names the signals `auto` looks for (`Signals`; the rules'
+order is `app.formats.detect`'s); formats whose content has parts say which parts are not text (for
 `diagnostics`); formats whose system prompt is outside the transcript count it and say when a
 `system` value is not their shape; and a format whose window is laid out differently from its core
 messages (Bedrock merges neighbours of one role) places the plan's window figures itself. A format
@@ -21,13 +23,46 @@ from typing import Any
 
 from app.core.messages import Message
 from app.core.plan_types import WindowPlan
+from app.formats.callers import CallerMessages, Callers, caller_messages
+from app.formats.fields import JsonObject
 
 Reader = Callable[[list[Any]], list[Message]]
-Writer = Callable[[list[Any], Sequence[Message], tuple[int, int] | None, str | None], list[Any]]
-Shaper = Callable[[list[Any], Sequence[Message], Mapping[int, str]], list[Any]]
-PartPredicate = Callable[[list[Any], Message], bool]
-Placer = Callable[[list[Any], Sequence[Message], WindowPlan], WindowPlan]
+# Caller message `index` read on its own (the compiled reader's fallback for a message its quick
+# path leaves): its core messages, None when its reading depends on other messages; raises
+# InvalidRequest when it is refused.
+ReadAlone = Callable[[Any, int], list[Message] | None]
+Writer = Callable[
+    [CallerMessages, Sequence[Message], tuple[int, int] | None, str | None], list[Any]
+]
+Shaper = Callable[[CallerMessages, Sequence[Message], Mapping[int, str]], CallerMessages]
+PartPredicate = Callable[[CallerMessages, Message], bool]
+Placer = Callable[[CallerMessages, Sequence[Message], WindowPlan], WindowPlan]
 ReadingStart = Callable[[Sequence[Message]], int | None]
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What `auto` looks for to name this format (docs/rules.md#auto): values only this format
+    sends, by where in a message they are (beside each, the words a refusal names it by).
+
+    They are data, not a function per format: detection reads every message of a transcript, so
+    `app.formats.detect` looks for every format's signals in one walk, in the rules' order.
+    """
+
+    item_types: frozenset[str] = frozenset()  # a message's `type`: "a '…' item"
+    part_types: frozenset[str] = frozenset()  # a content part's `type`: "an '…' content part"
+    keys: tuple[str, ...] = ()  # a key of the message: "a '…' key"
+    roles: tuple[str, ...] = ()  # its `role`: "the '…' role"
+    # The first of these keys a content block without a `type` has: "a '…' block without a type".
+    typeless_block_keys: tuple[str, ...] = ()
+    block_types: frozenset[str] = frozenset()  # a content block's `type`: "a '…' block"
+    call_keys: tuple[str, ...] = ()  # a key of a `tool_calls` item: "a tool call with a '…' key"
+    # Rule 5's signals that the block formats send too, so they name this format only when no
+    # message carries another: a role, and an array as content.
+    weak_roles: tuple[str, ...] = ()
+    weak_list_content: bool = False
+    # Whether a top-level system prompt has this format's shape (rule 6).
+    system: Callable[[Any], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -36,8 +71,17 @@ class Dialect:
 
     name: str
     read: Reader
+    # The window from the caller's messages (shaped results already rewritten): the core range
+    # `removed` ([s, e), None = nothing removed) left out, the notice text, if any, at core
+    # position s.
     write: Writer
-    with_result_texts: Shaper
+    # The caller's messages with each shaped result (core index → its new text) written as the
+    # format writes a result (`with_result_texts` gives them as a list).
+    rewritten: Shaper
+    # A user message of the service's own holding a text (the notice), as the format writes it.
+    notice_message: Callable[[str], JsonObject]
+    signals: Signals | None = None
+    read_alone: ReadAlone | None = None
     has_non_text_part: PartPredicate | None = None
     # Whether a result carries an image or another non-text part inside what the format writes as
     # its text (docs/rules.md#clear: such a result is cleared even when its text is short).
@@ -52,12 +96,14 @@ class Dialect:
     # (docs/rules.md#provider-compaction).
     reading_start: ReadingStart | None = None
     # A written window with a user text of the service's own after it (a summary request's
-    # instruction), as the format writes a notice; None: a `{"role": "user", "content": text}`
-    # message of its own.
+    # instruction), as the format writes a notice; None: its `notice_message` after the window.
     user_text_after: Callable[[list[Any], str], list[Any]] | None = None
     # The keys of a model request in this format: its system prompt's (None: the system prompt
     # is a message) and its messages' (docs/rules.md#summaries).
     request_keys: tuple[str | None, str] = (None, "messages")
+    # The key of the array whose items a core message's `blocks` index (`content`, Gemini's
+    # `parts`); None: a core message holds whole caller messages.
+    blocks_key: str | None = None
 
     @property
     def has_system_prompt(self) -> bool:
@@ -71,7 +117,7 @@ class Dialect:
 
     def write_window(
         self,
-        raw: list[Any],
+        raw: Callers,
         core: Sequence[Message],
         removed: tuple[int, int] | None,
         notice: str | None,
@@ -80,20 +126,29 @@ class Dialect:
         """The new window: the caller's messages without the core range `removed` ([s, e), None =
         nothing removed), with the notice text, if any, at core position s, and each shaped result
         (core index → its new text) written as the format writes a result."""
+        callers = caller_messages(raw)
         if shaped:
-            raw = self.with_result_texts(raw, core, shaped)
-        return self.write(raw, core, removed, notice)
+            callers = self.rewritten(callers, core, shaped)
+        return self.write(callers, core, removed, notice)
 
-    def place_window(self, raw: list[Any], core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
+    def with_result_texts(
+        self, raw: Callers, core: Sequence[Message], texts: Mapping[int, str]
+    ) -> list[Any]:
+        """The caller's messages with each shaped result (core index → its new text) written as
+        the format writes a result, every other message as the window carries it unchanged."""
+        callers = self.rewritten(caller_messages(raw), core, texts)
+        return callers.verbatim_slice(0, len(callers))
+
+    def place_window(self, raw: Callers, core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
         """The plan with its window figures (`messages_after`, the notice's and shaped results'
         `window_index`) as the format lays its window out; the core's own for most formats."""
-        return plan if self.place is None else self.place(raw, core, plan)
+        return plan if self.place is None else self.place(caller_messages(raw), core, plan)
 
     def with_user_text(self, window: list[Any], text: str) -> list[Any]:
         """`window` followed by a user text of the service's own, written as the format writes a
         notice (joined to a preceding user message where roles must alternate)."""
         if self.user_text_after is None:
-            return [*window, {"role": "user", "content": text}]
+            return [*window, self.notice_message(text)]
         return self.user_text_after(window, text)
 
     def provider_reads_from(self, core: Sequence[Message]) -> int | None:
@@ -102,18 +157,19 @@ class Dialect:
         that message's turn); None when it reads all of it, as most formats' providers do."""
         return None if self.reading_start is None else self.reading_start(core)
 
-    def result_parts_predicate(self, raw: list[Any]) -> Callable[[Message], bool]:
+    def result_parts_predicate(self, raw: Callers) -> Callable[[Message], bool]:
         """Whether a result read from `raw` carries a non-text part inside its result (an image
         in an Anthropic `tool_result`'s content, in a Bedrock `toolResult`, …)."""
-        predicate = self.result_has_parts
-        if predicate is None:  # a format whose results carry text alone
-            return lambda message: False
-        return lambda message: predicate(raw, message)
+        return self.predicate(self.result_has_parts, raw)
 
-    def non_text_part_predicate(self, raw: list[Any]) -> Callable[[Message], bool]:
+    def non_text_part_predicate(self, raw: Callers) -> Callable[[Message], bool]:
         """Whether a core message read from `raw` carries a part other than text (an image, a
         file, audio, a document): the one thing `app.core.diagnostics` asks a format."""
-        predicate = self.has_non_text_part
-        if predicate is None:  # a format whose messages carry text alone
+        return self.predicate(self.has_non_text_part, raw)
+
+    @staticmethod
+    def predicate(asked: PartPredicate | None, raw: Callers) -> Callable[[Message], bool]:
+        if asked is None:  # a format whose messages (results) carry text alone
             return lambda message: False
-        return lambda message: predicate(raw, message)
+        callers = caller_messages(raw)
+        return lambda message: asked(callers, message)

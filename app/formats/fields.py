@@ -8,7 +8,7 @@ when anything was recorded the reader raises and the stand-ins are never used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
 from app.core.messages import Message, ToolCall
@@ -50,15 +50,17 @@ def read_one_to_one(
     raw: list[Any],
     read_plain: Callable[[JsonObject, int], Message | None],
     read_message: Callable[[JsonObject, int, Problems], Message | None],
+    first: int = 0,
 ) -> list[Message]:
-    """The core messages of a format whose messages map one to one (native, OpenAI).
+    """The core messages of a format whose messages map one to one (native, OpenAI), the first
+    of `raw` being caller message `first` (a message read alone is read at its own index).
 
     Each message is tried on the format's fast path first; one it does not recognise is read with
     every check. Raises InvalidRequest naming every violation found.
     """
     problems = Problems()
     messages: list[Message] = []
-    for index, value in enumerate(raw):
+    for index, value in enumerate(raw, first):
         core = read_plain(value, index) if type(value) is dict else None
         if core is None:
             message = message_object(value, index, problems)
@@ -232,35 +234,19 @@ def read_calls(
     return tuple(calls)
 
 
-def splice(raw: list[Any], removed: tuple[int, int], notice: JsonObject | None) -> list[Any]:
-    """`raw[:s] + [notice] + raw[e:]` for formats whose core messages map one to one onto the
-    caller's, each kept message the caller's own object."""
-    start, end = removed
-    middle = [] if notice is None else [notice]
-    return [*raw[:start], *middle, *raw[end:]]
-
-
-def with_contents(raw: list[Any], texts: Mapping[int, str]) -> list[Any]:
-    """`raw` with the `content` of message `i` replaced by `texts[i]` (a copy of that message,
-    every other key as sent), for formats whose core messages map one to one onto the caller's;
-    an array of parts is replaced by the string."""
-    shaped = list(raw)
-    for index, text in texts.items():
-        shaped[index] = {**raw[index], "content": text}
-    return shaped
-
-
 def read_with_blocks(
     raw: list[Any],
     read_plain: Callable[[JsonObject, int, list[Message]], bool],
     read_message: Callable[[JsonObject, int, Problems, list[Message]], None],
+    first: int = 0,
 ) -> list[Message]:
     """The core messages of a format whose caller messages hold several core messages (Anthropic,
-    Bedrock): each message on the format's fast path first, one it does not recognise read with
-    every check. Raises InvalidRequest naming every violation found."""
+    Bedrock), the first of `raw` being caller message `first`: each message on the format's fast
+    path first, one it does not recognise read with every check. Raises InvalidRequest naming
+    every violation found."""
     problems = Problems()
     messages: list[Message] = []
-    for index, value in enumerate(raw):
+    for index, value in enumerate(raw, first):
         if type(value) is dict and read_plain(value, index, messages):
             continue
         message = message_object(value, index, problems)
@@ -268,29 +254,6 @@ def read_with_blocks(
             read_message(message, index, problems, messages)
     problems.raise_if_any()
     return messages
-
-
-def with_blocks_rewritten(
-    raw: list[Any],
-    core: Sequence[Message],
-    texts: Mapping[int, str],
-    key: str,
-    rewrite: Callable[[JsonObject, str], JsonObject],
-) -> list[Any]:
-    """`raw` with each shaped result's blocks (under `key`: `content` or `parts`) rewritten to
-    hold its new text; a message is copied once, however many of its blocks change, and every
-    other key stays as sent."""
-    shaped = list(raw)
-    for index, text in texts.items():
-        message = core[index]
-        source = index if message.source is None else message.source
-        caller = shaped[source]
-        if caller is raw[source]:
-            caller = shaped[source] = {**caller, key: list(caller[key])}
-        blocks = caller[key]
-        for position in message.blocks:
-            blocks[position] = rewrite(blocks[position], text)
-    return shaped
 
 
 def holds_non_text(parts: Any, is_text: Callable[[Any], bool]) -> bool:

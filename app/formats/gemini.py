@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from itertools import chain
 from typing import Any
 
 import orjson
 
 from app.core.images import Image
 from app.core.messages import Message, ToolCall, from_fields
-from app.formats.anthropic import NOTICE_POSITION, kept_runs
-from app.formats.dialect import Dialect
+from app.formats.blocks import regrouping_writer, with_blocks_rewritten
+from app.formats.callers import CallerMessages
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -43,7 +43,6 @@ from app.formats.fields import (
     message_object,
     required_name,
     unknown_role,
-    with_blocks_rewritten,
 )
 
 ROLES = ("user", "model")
@@ -51,6 +50,7 @@ ROLES = ("user", "model")
 # a call or a result from the pairing, so they are refused with the camelCase name to send.
 SNAKE_CASE = {"function_call": "functionCall", "function_response": "functionResponse"}
 NO_CALLS: tuple[ToolCall, ...] = ()
+BLOCKS = "parts"  # where a content keeps its parts
 
 
 def part_image(part: JsonObject) -> Image | None:
@@ -548,40 +548,19 @@ def notice_message(text: str) -> JsonObject:
     return {"role": "user", "parts": [{"text": text}]}
 
 
-def write(
-    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
-) -> list[Any]:
-    """The kept core messages regrouped into contents, the notice where the range was (as
-    Anthropic's writer: one content per run of kept core messages from one content)."""
-    if removed is None:
-        return list(raw)
-    start, end = removed
-    notice_object = None if notice is None else notice_message(notice)
-    notice_positions = () if notice_object is None else (NOTICE_POSITION,)
-    positions = chain(range(start), notice_positions, range(end, len(core)))
-    return [
-        notice_object if run is None else with_parts(raw[run[0]], run[1])
-        for run in kept_runs(core, positions)
-    ]
-
-
-def with_parts(content: JsonObject, kept: list[int]) -> JsonObject:
-    """The caller's content itself when every part is kept; otherwise a copy with every other
-    key as sent and only the kept parts, in their order, each the caller's own object."""
-    parts = content["parts"]
-    if len(kept) == len(parts):
-        return content
-    return {**content, "parts": [parts[position] for position in sorted(kept)]}
+# The kept core messages regrouped into contents, the notice where the range was (as Anthropic's
+# writer: one content per run of kept core messages from one content).
+write = regrouping_writer(notice_message, BLOCKS)
 
 
 def with_result_texts(
-    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
-) -> list[Any]:
+    callers: CallerMessages, core: Sequence[Message], texts: Mapping[int, str]
+) -> CallerMessages:
     """The caller's contents with each shaped result's `functionResponse` written as
     `"response": {"output": <text>}` (copies of that part and content; `name`, `id` and every
     other key as sent, but the response's own `parts`: its images and files are part of the result
     the text replaces, as an image inside an Anthropic `tool_result` is)."""
-    return with_blocks_rewritten(raw, core, texts, "parts", response_with_text)
+    return with_blocks_rewritten(callers, core, texts, BLOCKS, response_with_text)
 
 
 def response_with_text(part: JsonObject, text: str) -> JsonObject:
@@ -589,10 +568,10 @@ def response_with_text(part: JsonObject, text: str) -> JsonObject:
     return {**part, "functionResponse": {**response, "response": {"output": text}}}
 
 
-def has_non_text_part(raw: list[Any], message: Message) -> bool:
+def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
     """Whether the core message holds a part that is not text (`inlineData`, `fileData`, …)."""
     source = message.source
-    parts = raw[source].get("parts") if source is not None else None
+    parts = callers[source].get("parts") if source is not None else None
     if not isinstance(parts, list):
         return False
     return any(
@@ -630,11 +609,11 @@ def system_text(system: Any) -> str | None:
     return "".join(part["text"] for part in system["parts"])
 
 
-def result_has_parts(raw: list[Any], message: Message) -> bool:
+def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     """Whether a `functionResponse` carries parts of its own (inline data, files) besides its
     `response` object."""
     source = message.source
-    parts = raw[source].get("parts") if source is not None else None
+    parts = callers[source].get("parts") if source is not None else None
     if not isinstance(parts, list):
         return False
     for position in message.blocks:
@@ -644,15 +623,22 @@ def result_has_parts(raw: list[Any], message: Message) -> bool:
     return False
 
 
+def system_signal(system: Any) -> bool:
+    """Rule 6: a top-level system prompt with `parts` is a `systemInstruction`."""
+    return is_object(system) and "parts" in system
+
+
 DIALECT = Dialect(
     "gemini",
     read,
     write,
     with_result_texts,
+    notice_message,
+    signals=Signals(keys=("parts",), roles=("model",), system=system_signal),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     system_text=system_text,
     system_problem=system_problem,
-    user_text_after=lambda window, text: [*window, notice_message(text)],
     request_keys=("systemInstruction", "contents"),
+    blocks_key=BLOCKS,
 )

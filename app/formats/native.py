@@ -8,11 +8,7 @@ are extra fields like any other and are returned as sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from app.core.messages import Message, Role, ToolCall, from_fields
-from app.formats.dialect import Dialect
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -20,14 +16,12 @@ from app.formats.fields import (
     flag,
     optional_name,
     read_calls,
-    read_one_to_one,
     required_id,
     required_name,
     role_of,
-    splice,
     unknown_role,
-    with_contents,
 )
+from app.formats.whole import one_to_one_dialect
 
 ROLES: dict[str, Role] = {
     "system": "system",
@@ -35,12 +29,6 @@ ROLES: dict[str, Role] = {
     "assistant": "assistant",
     "tool": "tool",
 }
-
-
-def read(raw: list[Any]) -> list[Message]:
-    """The core transcript of a native `messages` array; raises InvalidRequest naming every
-    violation."""
-    return read_one_to_one(raw, read_plain, read_message)
 
 
 def read_plain(message: JsonObject, index: int) -> Message | None:
@@ -145,24 +133,4 @@ def call_of(item: JsonObject, loc: Loc, problems: Problems) -> tuple[str, object
     return required_name(item, "name", (*loc, "name"), problems), item.get("arguments", "")
 
 
-def notice_message(text: str) -> JsonObject:
-    return {"role": "user", "content": text}
-
-
-def with_result_texts(
-    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
-) -> list[Any]:
-    """The caller's messages with each shaped result's `content` replaced by its new text."""
-    return with_contents(raw, texts)
-
-
-def write(
-    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
-) -> list[Any]:
-    """The caller's messages with the core range `removed` cut out and the notice in its place."""
-    if removed is None:
-        return list(raw)
-    return splice(raw, removed, None if notice is None else notice_message(notice))
-
-
-DIALECT = Dialect("native", read, write, with_result_texts)
+DIALECT = one_to_one_dialect("native", read_plain, read_message)

@@ -14,12 +14,12 @@ is ever silently lost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
-from app.formats.dialect import Dialect
+from app.formats.callers import CallerMessages
+from app.formats.dialect import Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -30,14 +30,12 @@ from app.formats.fields import (
     joined_text,
     present,
     read_calls,
-    read_one_to_one,
     required_id,
     required_name,
     role_of,
-    splice,
     unknown_role,
-    with_contents,
 )
+from app.formats.whole import one_to_one_dialect
 
 ROLES: dict[str, Role] = {
     "system": "system",
@@ -52,12 +50,6 @@ CALL_TYPES = ("function", "custom")
 # Where each call type keeps what the model wrote for the tool (counted as its arguments).
 ARGUMENTS_KEYS = {"function": "arguments", "custom": "input"}
 USE_TOOL_CALLS = "use 'tool_calls' on assistant messages and 'tool' messages that answer them"
-
-
-def read(raw: list[Any]) -> list[Message]:
-    """The core transcript of Chat Completions `messages`; raises InvalidRequest naming every
-    violation."""
-    return read_one_to_one(raw, read_plain, read_message)
 
 
 def read_plain(message: JsonObject, index: int) -> Message | None:
@@ -230,39 +222,19 @@ def refuse_call_type(item: JsonObject, loc: Loc, problems: Problems) -> None:
     )
 
 
-def has_non_text_part(raw: list[Any], message: Message) -> bool:
+def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
     """Whether the caller message's content holds a part other than text (image, audio, file)."""
     source = message.source
-    content = raw[source].get("content") if source is not None else None
+    content = callers[source].get("content") if source is not None else None
     if not isinstance(content, list):
         return False
     return any(not (isinstance(part, dict) and part.get("type") == "text") for part in content)
 
 
-def notice_message(text: str) -> JsonObject:
-    return {"role": "user", "content": text}
-
-
-def with_result_texts(
-    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
-) -> list[Any]:
-    """The caller's messages with each shaped result's `content` replaced by its new text."""
-    return with_contents(raw, texts)
-
-
-def write(
-    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
-) -> list[Any]:
-    """The caller's messages with the core range `removed` cut out and the notice in its place."""
-    if removed is None:
-        return list(raw)
-    return splice(raw, removed, None if notice is None else notice_message(notice))
-
-
-def result_has_parts(raw: list[Any], message: Message) -> bool:
+def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     """Whether a tool message's content holds a part other than text (an image, a file)."""
     source = message.source
-    item = raw[source] if source is not None else None
+    item = callers[source] if source is not None else None
     return is_object(item) and holds_non_text(item.get("content"), is_text_part)
 
 
@@ -270,11 +242,11 @@ def is_text_part(part: Any) -> bool:
     return is_object(part) and part.get("type") == "text"
 
 
-DIALECT = Dialect(
+DIALECT = one_to_one_dialect(
     "openai",
-    read,
-    write,
-    with_result_texts,
+    read_plain,
+    read_message,
+    signals=Signals(call_keys=("function",), weak_roles=("developer",), weak_list_content=True),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
 )

@@ -27,7 +27,8 @@ from typing import Any
 
 from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
-from app.formats.dialect import Dialect
+from app.formats.callers import CallerMessages
+from app.formats.dialect import Dialect, Signals
 from app.formats.fields import (
     JsonObject,
     Problems,
@@ -40,6 +41,7 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.whole import notice_message, splice, with_field_texts
 
 MESSAGE = "message"
 ROLES: dict[str, Role] = {
@@ -95,6 +97,13 @@ SILENT_RUN_ITEMS = frozenset(
         "mcp_list_tools",
     }
 )
+# Every item type this version knows but `message`: each one only this format sends
+# (docs/rules.md#auto, rule 1), as are the content parts below.
+ITEM_TYPES = frozenset(
+    {*FUNCTION_CALLS, *FUNCTION_OUTPUTS, *PAIRED_CALLS, *PAIRED_OUTPUTS, *SILENT_RUN_ITEMS}
+    | {"compaction", "item_reference"}
+)
+SIGNAL_PARTS = frozenset({"input_text", "output_text", INPUT_IMAGE, "input_file"})
 STORED_ITEM = (
     "an 'item_reference' names an item stored by the provider: a stored item cannot be planned; "
     "send the item itself"
@@ -388,11 +397,11 @@ def output_text(item: JsonObject, item_type: str, index: int, problems: Problems
     return ""
 
 
-def has_non_text_part(raw: list[Any], message: Message) -> bool:
+def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
     """Whether the item holds something other than text: a part that is not a text part (an
     image, a file, audio), or a `compaction` item's encrypted summary."""
     source = message.source
-    item = raw[source] if source is not None else None
+    item = callers[source] if source is not None else None
     if not is_object(item):
         return False
     if item.get("type") == "compaction":
@@ -407,41 +416,35 @@ def is_text_part(part_type: Any) -> bool:
     return isinstance(part_type, str) and part_type in TEXT_PARTS
 
 
-def notice_message(text: str) -> JsonObject:
-    return {"role": "user", "content": text}
-
-
-def caller_start(raw: Sequence[Any], core: Sequence[Message], position: int) -> int:
-    """The first item of core message `position` (`len(raw)` past the last one)."""
+def caller_start(callers: CallerMessages, core: Sequence[Message], position: int) -> int:
+    """The first item of core message `position` (`len(callers)` past the last one)."""
     if position >= len(core):
-        return len(raw)
+        return len(callers)
     source = core[position].source
     return position if source is None else source
 
 
 def with_result_texts(
-    raw: list[Any], core: Sequence[Message], texts: Mapping[int, str]
-) -> list[Any]:
+    callers: CallerMessages, core: Sequence[Message], texts: Mapping[int, str]
+) -> CallerMessages:
     """The caller's items with each shaped result's `output` replaced by its new text (a copy of
     that item, every other key as sent)."""
-    shaped = list(raw)
-    for index, text in texts.items():
-        source = caller_start(raw, core, index)
-        shaped[source] = {**raw[source], "output": text}
-    return shaped
+    items = ((caller_start(callers, core, index), text) for index, text in texts.items())
+    return with_field_texts(callers, items, "output")
 
 
 def write(
-    raw: list[Any], core: Sequence[Message], removed: tuple[int, int] | None, notice: str | None
+    callers: CallerMessages,
+    core: Sequence[Message],
+    removed: tuple[int, int] | None,
+    notice: str | None,
 ) -> list[Any]:
     """The caller's items with the items of the core range `removed` cut out and the notice in
     their place (whole core messages leave, so a run leaves whole)."""
-    if removed is None:
-        return list(raw)
-    start = caller_start(raw, core, removed[0])
-    end = caller_start(raw, core, removed[1])
-    middle = [] if notice is None else [notice_message(notice)]
-    return [*raw[:start], *middle, *raw[end:]]
+    items = None
+    if removed is not None:
+        items = (caller_start(callers, core, removed[0]), caller_start(callers, core, removed[1]))
+    return splice(callers, items, None if notice is None else notice_message(notice))
 
 
 def system_text(system: Any) -> str | None:
@@ -456,10 +459,10 @@ def system_problem(system: Any) -> str | None:
     return "a responses system prompt is the request's 'instructions': a string"
 
 
-def result_has_parts(raw: list[Any], message: Message) -> bool:
+def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     """Whether a function output's `output` holds a part other than text (an image, a file)."""
     source = message.source
-    item = raw[source] if source is not None else None
+    item = callers[source] if source is not None else None
     return is_object(item) and holds_non_text(
         item.get("output"), lambda part: is_object(part) and is_text_part(part.get("type"))
     )
@@ -470,6 +473,8 @@ DIALECT = Dialect(
     read,
     write,
     with_result_texts,
+    notice_message,
+    signals=Signals(item_types=ITEM_TYPES, part_types=SIGNAL_PARTS),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     system_text=system_text,

@@ -22,18 +22,18 @@ import orjson
 
 from app.core.messages import Message
 from app.core.plan_types import IgnoredReason, SummaryRequestPlan
+from app.formats.callers import CallerMessages, Callers, caller_messages
 from app.formats.dialect import Dialect
 
 
-def messages_key(callers: Sequence[Any], first: int, through: int) -> str:
+def messages_key(callers: Callers, first: int, through: int) -> str:
     """`key(first, through)`: the lowercase hex SHA-256 of the compact JSON of the caller's
-    messages `first … through`, both included."""
-    return hashlib.sha256(orjson.dumps(list(callers[first : through + 1]))).hexdigest()
+    messages `first … through`, both included (each as the window carries it: the same JSON)."""
+    messages = caller_messages(callers).verbatim_slice(first, through + 1)
+    return hashlib.sha256(orjson.dumps(messages)).hexdigest()
 
 
-def key_mismatch(
-    callers: Sequence[Any], first: int, through: int, key: str
-) -> IgnoredReason | None:
+def key_mismatch(callers: Callers, first: int, through: int, key: str) -> IgnoredReason | None:
     """Why an entry's key does not match this request's messages (`out-of-range`, `changed`), or
     None when it does."""
     if through >= len(callers):
@@ -41,12 +41,12 @@ def key_mismatch(
     return None if messages_key(callers, first, through) == key else "changed"
 
 
-def caller_end(raw: Sequence[Any], core: Sequence[Message], end: int) -> int:
+def caller_end(callers: CallerMessages, core: Sequence[Message], end: int) -> int:
     """How many caller messages the core messages `0 … end−1` reach into: the caller message of
     core message `end − 1` included (where it holds later core messages too, the writer keeps
     only the blocks read before `end`), up to the first caller message of core message `end`."""
     if end >= len(core):
-        return len(raw)
+        return len(callers)
     previous, following = core[end - 1], core[end]
     reached = previous.source_end
     if reached is None:
@@ -57,7 +57,7 @@ def caller_end(raw: Sequence[Any], core: Sequence[Message], end: int) -> int:
 
 def write_summary_request(
     dialect: Dialect,
-    raw: list[Any],
+    raw: Callers,
     core: Sequence[Message],
     plan: SummaryRequestPlan,
     shaped: Mapping[int, str],
@@ -67,11 +67,10 @@ def write_summary_request(
     under the format's own key when one was sent (docs/rules.md#summaries)."""
     end = plan.end
     texts = {index: text for index, text in shaped.items() if index < end}
-    if texts:
-        raw = dialect.with_result_texts(raw, core, texts)
-    head_raw, head_core = raw[: caller_end(raw, core, end)], core[:end]
+    callers = caller_messages(raw)
+    head = callers.head(caller_end(callers, core, end))
     removed = plan.replaced if plan.replaced is not None else (end, end)
-    messages = dialect.write(head_raw, head_core, removed, plan.summary)
+    messages = dialect.write_window(head, core[:end], removed, plan.summary, texts)
     messages = dialect.with_user_text(messages, plan.instructions)
     system_key, messages_key_name = dialect.request_keys
     request: dict[str, Any] = {}

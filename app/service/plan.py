@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app import compiled
-from app.api.scanned import Unanswered, scan_request
+from app.compiled.request import Unanswered, scan_request
 from app.core import plan_types as plan
 from app.core.diagnostics import Diagnostic, FindingsOf, diagnose, findings
 from app.core.messages import Message
@@ -51,7 +51,7 @@ def plan_request(raw: Any, max_messages: int, core: PlanCore = plan_window) -> P
     dialect, callers, messages = request.dialect, request.callers, request.messages
 
     def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts)  # type: ignore[arg-type]
+        return dialect.write_window(callers, messages, removed, notice, texts)
 
     return answered(request, write, core)
 
@@ -73,12 +73,12 @@ def plan_scanned(
         raise Unanswered from None
     # What is read goes as soon as it is read: the parsed fields (a ledger's rows) and, once the
     # plan has it, the survey are not held while the answer is written (memory, decision 0036).
-    name, callers, messages = request.dialect.name, scanned.messages, request.messages
+    dialect, callers, messages = request.dialect, scanned.messages, request.messages
     del scanned, fields
     surveyed, callers.survey = callers.survey, None
 
     def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return callers.window(name, messages, removed, notice, texts)
+        return dialect.write_window(callers, messages, removed, notice, texts)
 
     def survey_of(planned: Sequence[Message]) -> Survey:
         # The survey the module took while reading, handed to the plan once, unless the core
@@ -102,11 +102,11 @@ def answered(
 ) -> PlannedAnswer:
     """Plan the read request, place its window figures, find the diagnostics, write the answer."""
     dialect, callers, messages = request.dialect, request.callers, request.messages
-    carries_parts = dialect.result_parts_predicate(callers)  # type: ignore[arg-type]
+    carries_parts = dialect.result_parts_predicate(callers)
     result = core(messages, request.options, survey_of, carries_parts)
     refuse_unwritable_counts(result)
-    result = dialect.place_window(callers, messages, result)  # type: ignore[arg-type]
-    has_non_text_part = dialect.non_text_part_predicate(callers)  # type: ignore[arg-type]
+    result = dialect.place_window(callers, messages, result)
+    has_non_text_part = dialect.non_text_part_predicate(callers)
     found = diagnose(messages, has_non_text_part, findings_of)
     return PlannedAnswer(answer_content(request, result, found, write), result)
 
@@ -167,7 +167,7 @@ def summary_fields(
             "key": messages_key(request.callers, wanted.first, wanted.through),
             "request": write_summary_request(
                 request.dialect,
-                request.callers,  # type: ignore[arg-type]
+                request.callers,
                 request.messages,
                 wanted,
                 texts,

@@ -5,7 +5,7 @@ the transcript (resolving the format to its `Dialect`), applies the rules that j
 and translates the options into the core's `PlanOptions`, so that planning and writing never look
 at the body again. Every violation found is refused together, in one 422. Both read paths give it
 their body: the Python path its parsed JSON, the compiled reader its parsed top-level fields and
-its own transcript reader (`app.api.scanned`); the `PlanInput` they get is the same.
+its own transcript reader (`app.compiled.request`); the `PlanInput` they get is the same.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
 from app.errors import FieldError
-from app.formats import Dialect
+from app.formats import Callers, Dialect
 from app.formats.summary_request import key_mismatch
 from app.schemas.plan_request import (
     PlanRequest,
@@ -45,7 +45,7 @@ class PlanInput:
     """
 
     dialect: Dialect
-    callers: Sequence[Any]
+    callers: Callers
     messages: list[Message]
     options: plan.PlanOptions
     include_turns: bool
@@ -133,7 +133,7 @@ def core_options(
     dialect: Dialect,
     system: Any,
     messages: Sequence[Message],
-    callers: Sequence[Any],
+    callers: Callers,
 ) -> plan.PlanOptions:
     """The request's options as the core takes them; the system prompt's text and characters,
     and where the provider starts reading the core `messages`, come from the dialect, which alone

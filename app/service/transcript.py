@@ -1,47 +1,91 @@
 """Reading the transcript and ledger of a request: the message limit, the format, the wire reader.
 
 Shared by the window plan and the offer, which read and refuse `messages`, `format`, `system` and
-`ledger` exactly alike (`docs/rules.md#the-offer`). The format is resolved here, once, to its
+`ledger` exactly alike (`docs/rules.md#the-offer`), and by the compiled reader, whose scanned
+messages it reads the same way (`SentMessages`). The format is resolved here, once, to its
 `Dialect`; what follows asks that object, never the name again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.errors import FieldError, InvalidRequest
-from app.formats import Dialect, detect_format, dialect_of, system_prompt_problem
+from app.formats import Callers, Dialect, detect_format, dialect_of, system_prompt_problem
 from app.service.ledger import read_ledger
 
 
 @dataclass(frozen=True, slots=True)
 class ReadTranscript:
     """A request's transcript as read: the dialect it is in, the caller's `messages` as sent (a
-    list, or the compiled reader's scanned messages, `app.formats.scanned`) and the core messages
-    read from them."""
+    list, or the compiled reader's scanned messages, `app.compiled.messages`) and the core
+    messages read from them."""
 
     dialect: Dialect
-    callers: Sequence[Any]
+    callers: Callers
     messages: list[Message]
 
 
+class SentMessages(Protocol):
+    """The caller's `messages` as a read path holds them: the parsed list (`ParsedMessages`), or
+    the compiled reader's scan (`app.compiled.messages.ScannedMessages`)."""
+
+    def __len__(self) -> int: ...
+
+    def detect(self, system: Any) -> str:
+        """Their format under `auto` (raises InvalidRequest as `detect_format` does)."""
+        ...
+
+    def read(self, dialect: Dialect) -> list[Message]:
+        """Their core transcript (raises InvalidRequest as `Dialect.read` does)."""
+        ...
+
+    def callers(self) -> Callers:
+        """The messages as the window is written from them."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedMessages:
+    """The body's parsed `messages` list."""
+
+    raw: list[Any]
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def detect(self, system: Any) -> str:
+        return detect_format(self.raw, system)
+
+    def read(self, dialect: Dialect) -> list[Message]:
+        return dialect.read(self.raw)
+
+    def callers(self) -> Callers:
+        return self.raw
+
+
 def read_transcript(
-    body: dict[str, Any], max_messages: int, errors: list[FieldError]
+    body: dict[str, Any],
+    max_messages: int,
+    errors: list[FieldError],
+    sent: SentMessages | None = None,
 ) -> ReadTranscript | None:
     """The transcript read, or None with every violation appended to `errors`.
 
     Call it only when `messages` is a list and `format` a known name (the schema checks both).
+    `sent` is the messages as the read path holds them; by default the body's parsed list.
     """
-    raw = body["messages"]
-    if len(raw) > max_messages:
+    if sent is None:
+        sent = ParsedMessages(body["messages"])
+    if len(sent) > max_messages:
         errors.append(
             FieldError(
                 ("body", "messages"),
-                f"holds {len(raw)} messages; at most {max_messages} are accepted",
+                f"holds {len(sent)} messages; at most {max_messages} are accepted",
                 "too_long",
             )
         )
@@ -50,18 +94,18 @@ def read_transcript(
     format_name = body.get("format") or "auto"
     try:
         if format_name == "auto":
-            format_name = detect_format(raw, system)
+            format_name = sent.detect(system)
         dialect = dialect_of(format_name)
         already_named = any(error.loc == ("body", "system") for error in errors)
         problem = None if system is None else system_prompt_problem(system, dialect)
         if problem is not None and not already_named:
             kind = "system_type" if dialect.has_system_prompt else "system_not_allowed"
             errors.append(FieldError(("body", "system"), problem, kind))
-        messages = dialect.read(raw)
+        messages = sent.read(dialect)
     except InvalidRequest as invalid:
         errors.extend(invalid.under("body", "messages").errors)
         return None
-    return ReadTranscript(dialect, raw, messages)
+    return ReadTranscript(dialect, sent.callers(), messages)
 
 
 TranscriptReader = Callable[[dict[str, Any], int, list[FieldError]], ReadTranscript | None]
@@ -79,7 +123,7 @@ def read_ledger_and_transcript(
     array and `format` was not refused. Every violation found is appended to `errors`, located
     under `body`, so the caller can refuse them in one 422 with the schema's own (call it after
     validating the schema: a refused `format` leaves the messages unread). `read` reads the
-    transcript (`read_transcript`, or the scanned body's reader of `app.api.scanned`).
+    transcript (`read_transcript`, or the scanned body's reader of `app.compiled.request`).
     """
     rows: tuple[StandingRow, ...] | None = None
     if isinstance(raw.get("ledger"), list):

@@ -33,7 +33,7 @@ from app import compiled
 from app.api.answers import scanned_plan_answer
 from app.api.examples import PLAN_EXAMPLES
 from app.api.metrics import create_metrics
-from app.api.scanned import Unanswered
+from app.compiled import Unanswered
 from app.core.diagnostics import diagnose, findings
 from app.core.messages import Message, ToolCall
 from app.core.tokens import arguments_text

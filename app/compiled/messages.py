@@ -1,0 +1,144 @@
+"""The caller's messages as the compiled reader scanned them: read into core messages, and
+`CallerMessages` for the dialect's one writer.
+
+A scan knows each caller message's bytes and whether orjson would write them back exactly as sent
+("canonical": no whitespace, no escape orjson writes otherwise, no float, no repeated key). A
+message the window carries unchanged is embedded as an `orjson.Fragment` of its own bytes when
+canonical, and anything else is parsed (each message once) and written as the Python path writes
+it, so the dialect's writer, the same one as the Python path's, writes the same bytes (decision
+0033) without parsing the messages it keeps whole.
+
+The module's readers are the formats' quick paths (`read_plain`) in compiled form. A message they
+do not read plainly is parsed here and read alone by the format's own Python reader
+(`Dialect.read_alone`); a format that reads a message with the ones before it (Responses, Gemini)
+is read whole by the module or handed back whole to the format's Python reader. A message the
+Python reader refuses, or one that cannot be read alone (an Anthropic `compaction` block, which is
+the artifact or not by the messages after it), sends the whole request to the Python path
+(`Unanswered`), which words the 422.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from app.compiled.module import Scan
+from app.core.messages import Message, ToolCall
+from app.core.turns import Segment, Survey
+from app.formats import Dialect, detect_format
+from app.formats.callers import CallerMessages, only_blocks
+from app.formats.fields import is_object
+
+# The key whose array the scan counts first as a message's blocks (`Scan.block_count`).
+COUNTED_FIRST = "content"
+
+
+class Unanswered(Exception):
+    """The compiled path does not answer this request: the Python path reads it from its bytes."""
+
+
+class ScannedMessages:
+    """The caller's `messages` of a scanned body (`CallerMessages`): an item is the caller's
+    message parsed, only the messages asked for, each once."""
+
+    def __init__(self, body: bytes | bytearray, scan: Scan) -> None:
+        self.scan = scan
+        self.view = memoryview(body)
+        self.size: int = scan.message_count() or 0
+        self.parsed: dict[int, Any] = {}
+        # `app.core.turns.survey` of the core messages `read` returned, when the module read them
+        # all (and so surveyed them as it built them).
+        self.survey: Survey | None = None
+        # Whether the scan's block counts are those of the blocks a writer asks for (`read`).
+        self.counts_blocks = True
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> Any:
+        found = self.parsed.get(index)
+        if found is None:
+            start, end, _ = self.scan.span(index)
+            found = self.parsed[index] = orjson.loads(self.view[start:end])
+        return found
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[index] for index in range(self.size))
+
+    def verbatim(self, index: int) -> Any:
+        """Its own bytes when orjson would write them so, else its parsed value (which orjson
+        writes as the Python path does); a message already parsed is not copied again."""
+        start, end, canonical = self.scan.span(index)
+        if canonical and index not in self.parsed:
+            return orjson.Fragment(self.view[start:end].tobytes())
+        return self[index]
+
+    def verbatim_slice(self, start: int, end: int) -> list[Any]:
+        return [self.verbatim(index) for index in range(start, end)]
+
+    def with_blocks(self, index: int, blocks: list[int], key: str) -> Any:
+        """Decided on the scan's block count, without parsing, where it counts the blocks asked
+        for (see `read`)."""
+        if self.counts_blocks:
+            count = self.scan.block_count(index)
+            if count == len(blocks) or count < 0:  # -1: no array (a string content), kept whole
+                return self.verbatim(index)
+        return only_blocks(self[index], blocks, key)
+
+    def head(self, count: int) -> CallerMessages:
+        head = copy.copy(self)
+        head.size = min(count, self.size)
+        return head
+
+    def callers(self) -> CallerMessages:
+        """What the window is written from: these messages themselves."""
+        return self
+
+    def samples(self) -> list[Any]:
+        """One message of each distinct shape `auto` reads, parsed, in order of first appearance
+        (`Scan.detection_samples`: the shape is what the detector reads of a message)."""
+        return [self[index] for index in self.scan.detection_samples()]
+
+    def detect(self, system: Any) -> str:
+        """`detect_format` over the samples: the same format as over every message, and a refusal
+        (its locations then name the samples, not the messages) when it refuses."""
+        return detect_format(self.samples(), system)
+
+    def read(self, dialect: Dialect) -> list[Message]:
+        """The core transcript in `dialect`; InvalidRequest when its Python reader refuses the
+        messages handed back whole, `Unanswered` when it refuses one read alone."""
+        read, self.survey = self.scan.read_surveyed(
+            dialect.name, Message, ToolCall, Segment, Survey
+        )
+        key = dialect.blocks_key
+        if key is not None and key != COUNTED_FIRST:
+            # The scan counts a message's `content` array, else its `parts`: the count is that of
+            # `key`'s array only in a message with no `content` beside it. A message with both has
+            # a shape of its own to the detector, so the samples show whether any message has.
+            self.counts_blocks = not any(
+                is_object(sample) and key in sample and COUNTED_FIRST in sample
+                for sample in self.samples()
+            )
+        self.scan.release()  # read once: the window needs only the spans and block counts
+        if read is None:  # a Responses or Gemini list handed back whole
+            return dialect.read(list(self))
+        if self.survey is not None:  # every caller message read by the module
+            return read
+        messages: list[Message] = []
+        for item in read:
+            if type(item) is int:
+                messages.extend(self.read_alone(dialect, item))
+            else:
+                messages.append(item)
+        return messages
+
+    def read_alone(self, dialect: Dialect, index: int) -> list[Message]:
+        """Caller message `index` read by the format's own reader (quick path, then every check)."""
+        read_alone = dialect.read_alone
+        found = None if read_alone is None else read_alone(self[index], index)
+        if found is None:
+            raise Unanswered
+        return found
