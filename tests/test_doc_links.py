@@ -1,12 +1,14 @@
 """Every link between the repository's own documents resolves, anchors included.
 
-The Markdown files checked are every one the repository tracks: README.md, CHANGELOG.md, docs/
-(the decision records included) and any other. In each, every inline link or image
-`[text](target)` and every reference definition `[label]: target` outside code is read:
+The Markdown files checked are every one of the repository (tracked, or new and not ignored by
+git): README.md, CHANGELOG.md, docs/ (the decision records included) and any other. In each,
+every inline link or image `[text](target)` and every reference definition `[label]: target`
+outside code is read:
 
 - a target with a scheme (`https:`, `mailto:`) is not checked;
 - a path, relative to the file (or to the repository's root when it starts with `/`), must name a
-  file or directory the repository tracks;
+  file or directory of the repository (tracked, or new and not ignored: a build's output or a
+  venv is not the repository's);
 - an anchor (`docs/rules.md#turns`, or `#anchor` within the same file) must be one of the target
   Markdown file's headings, as GitHub writes them (`github_anchors`); an anchor on any other file
   (`app/main.py#L10`) is not checked, only the file.
@@ -36,10 +38,15 @@ HTML_ANCHOR = re.compile(r"<a\s[^>]*\b(?:name|id)=\"([^\"]+)\"", re.IGNORECASE)
 
 
 def tracked_files() -> set[str]:
+    """The repository's files on disk: tracked, or new and not ignored (so a document being written
+    can be linked before `git add`)."""
     listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
     ).stdout.split(b"\0")
-    return {name.decode() for name in listed if name}
+    return {name.decode() for name in listed if name and (ROOT / name.decode()).is_file()}
 
 
 TRACKED = tracked_files()
