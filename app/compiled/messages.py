@@ -108,11 +108,15 @@ class ScannedMessages:
         return detect_format(self.samples(), system)
 
     def read(self, dialect: Dialect) -> list[Message]:
-        """The core transcript in `dialect`; InvalidRequest when its Python reader refuses the
-        messages handed back whole, `Unanswered` when it refuses one read alone."""
-        read, self.survey = self.scan.read_surveyed(
-            dialect.name, Message, ToolCall, Segment, Survey
-        )
+        """The core transcript in `dialect`; InvalidRequest when its Python reader refuses a
+        message, `Unanswered` when the module does not read the format or a message it leaves
+        cannot be read alone."""
+        try:
+            read, self.survey = self.scan.read_surveyed(
+                dialect.name, Message, ToolCall, Segment, Survey
+            )
+        except ValueError:  # a format the module does not read: the Python path reads it
+            raise Unanswered from None
         key = dialect.blocks_key
         if key is not None and key != COUNTED_FIRST:
             # The scan counts a message's `content` array, else its `parts`: the count is that of

@@ -9,6 +9,7 @@ content that also carries a `content` array, which the scan counts instead of it
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 from typing import Any
@@ -17,6 +18,7 @@ import orjson
 import pytest
 
 from app import compiled
+from app.compiled import Unanswered
 from app.compiled.messages import ScannedMessages
 from app.formats import dialect_of
 from app.main import create_app
@@ -105,3 +107,10 @@ def test_a_gemini_content_with_a_content_array_is_split_by_its_parts(shaped: boo
     (answer,) = answers(body)
     window = orjson.loads(answer)["window"]
     assert window[0] == {"role": "user", "parts": [{"text": "q7"}], "content": [1]}
+
+
+def test_a_format_the_module_does_not_read_is_left_to_the_python_path() -> None:
+    body = plan_body(50, "native")
+    unknown = dataclasses.replace(dialect_of("native"), name="a-new-dialect")
+    with pytest.raises(Unanswered):
+        ScannedMessages(body, compiled.scan(body, 64)).read(unknown)
