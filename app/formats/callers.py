@@ -123,9 +123,9 @@ class Reshaped:
 
     def verbatim_slice(self, start: int, end: int) -> list[Any]:
         window = self.callers.verbatim_slice(start, end)
-        for index, message in self.replaced.items():
+        for index in self.replaced:  # only the ones in the slice are asked for (`FieldTexts`)
             if start <= index < end:
-                window[index - start] = message
+                window[index - start] = self.replaced[index]
         return window
 
     def with_blocks(self, index: int, blocks: list[int], key: str) -> Any:
@@ -135,5 +135,5 @@ class Reshaped:
         return only_blocks(found, blocks, key)
 
     def head(self, count: int) -> CallerMessages:
-        kept = {index: message for index, message in self.replaced.items() if index < count}
+        kept = {index: self.replaced[index] for index in self.replaced if index < count}
         return Reshaped(self.callers.head(count), kept)

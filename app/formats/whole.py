@@ -9,7 +9,7 @@ the same functions; Responses maps a core range to its items first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from app.core.messages import Message
@@ -44,7 +44,32 @@ def with_field_texts(
 ) -> CallerMessages:
     """`callers` with the `field` of each caller message named in `texts` (caller index, new
     text) set to its text: a copy of that message, every other key as sent."""
-    return Reshaped(callers, {index: {**callers[index], field: text} for index, text in texts})
+    return Reshaped(callers, FieldTexts(callers, dict(texts), field))
+
+
+class FieldTexts(Mapping[int, JsonObject]):
+    """Caller index → the caller's message with `field` set to its new text, written when first
+    asked for: a shaped message the window leaves out is never parsed on the compiled path (a
+    plan shapes results all along the transcript and keeps few of them)."""
+
+    def __init__(self, callers: CallerMessages, texts: dict[int, str], field: str) -> None:
+        self.callers = callers
+        self.texts = texts
+        self.field = field
+        self.written: dict[int, JsonObject] = {}
+
+    def __getitem__(self, index: int) -> JsonObject:
+        found = self.written.get(index)
+        if found is None:
+            text = self.texts[index]
+            found = self.written[index] = {**self.callers[index], self.field: text}
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.texts)
+
+    def __len__(self) -> int:
+        return len(self.texts)
 
 
 def write_one_to_one(
