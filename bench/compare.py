@@ -130,7 +130,7 @@ def cases(quick: bool) -> list[tuple[str, str, bytes, int]]:
     return found
 
 
-def compare(base: str, rounds: int, quick: bool) -> int:
+def compare(base: str, rounds: int, quick: bool, only: str | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         old_tree = Path(scratch) / "base"
         subprocess.run(
@@ -138,7 +138,8 @@ def compare(base: str, rounds: int, quick: bool) -> int:
             check=True,
         )
         try:
-            return timed(Worker(old_tree), Worker(ROOT), Path(scratch), rounds, quick)
+            chosen = [case for case in cases(quick) if only is None or only in case[0]]
+            return timed(Worker(old_tree), Worker(ROOT), Path(scratch), rounds, chosen)
         finally:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old_tree)],
@@ -146,12 +147,14 @@ def compare(base: str, rounds: int, quick: bool) -> int:
             )
 
 
-def timed(old: Worker, new: Worker, scratch: Path, rounds: int, quick: bool) -> int:
+def timed(
+    old: Worker, new: Worker, scratch: Path, rounds: int, chosen: list[tuple[str, str, bytes, int]]
+) -> int:
     print(f"old: {old.app}\nnew: {new.app}")
     print(f"{'case':34} {'old ms':>9} {'new ms':>9} {'new/old':>8}")
     differing = 0
     rows: list[dict[str, Any]] = []
-    for name, kind, body, batch in cases(quick):
+    for name, kind, body, batch in chosen:
         file = scratch / f"{len(rows)}.json"
         file.write_bytes(body)
         load = {"do": "load", "case": name, "path": PATHS[kind], "file": str(file)}
@@ -193,8 +196,9 @@ def main() -> None:
     parser.add_argument("--base", required=True, help="the revision to compare against")
     parser.add_argument("--rounds", type=int, default=15, help="turns per case (default 15)")
     parser.add_argument("--quick", action="store_true", help="1,000-message cases only")
+    parser.add_argument("--only", help="the cases whose name holds this text")
     args = parser.parse_args()
-    raise SystemExit(compare(args.base, args.rounds, args.quick))
+    raise SystemExit(compare(args.base, args.rounds, args.quick, args.only))
 
 
 if __name__ == "__main__":
