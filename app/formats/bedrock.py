@@ -41,7 +41,7 @@ from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import WindowPlan
 from app.formats.blocks import Run, runs_of, with_blocks_rewritten
 from app.formats.callers import CallerMessages
-from app.formats.dialect import Dialect, Signals
+from app.formats.dialect import Dialect, Removed, Signals
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -624,10 +624,7 @@ def notice_message(text: str) -> JsonObject:
 
 
 def write(
-    callers: CallerMessages,
-    core: Sequence[Message],
-    removed: tuple[int, int] | None,
-    notice: str | None,
+    callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
 ) -> list[Any]:
     """The kept core messages regrouped into caller messages, laid out at the seam by
     `seam_groups`: the notice beside (or inside) a user message, no two neighbours of one role

@@ -17,7 +17,7 @@ from typing import Any
 
 from app.core.messages import Message
 from app.formats.callers import CallerMessages, Reshaped
-from app.formats.dialect import Writer
+from app.formats.dialect import Removed, Writer
 from app.formats.fields import JsonObject
 
 # Where the notice goes among the core positions a window is written from.
@@ -53,7 +53,7 @@ def runs_of(core: Sequence[Message], positions: range) -> list[Run]:
 def regrouped(
     callers: CallerMessages,
     core: Sequence[Message],
-    removed: tuple[int, int] | None,
+    removed: Removed,
     notice: JsonObject | None,
     key: str,
 ) -> list[Any]:
@@ -78,10 +78,7 @@ def regrouping_writer(notice_message: Callable[[str], JsonObject], key: str) -> 
     written by `notice_message`."""
 
     def write(
-        callers: CallerMessages,
-        core: Sequence[Message],
-        removed: tuple[int, int] | None,
-        notice: str | None,
+        callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
     ) -> list[Any]:
         notice_object = None if notice is None else notice_message(notice)
         return regrouped(callers, core, removed, notice_object, key)

@@ -27,13 +27,13 @@ from app.formats.callers import CallerMessages, Callers, caller_messages
 from app.formats.fields import JsonObject
 
 Reader = Callable[[list[Any]], list[Message]]
+# The core range [s, e) a window leaves out (None: nothing).
+Removed = tuple[int, int] | None
 # Caller message `index` read on its own (the compiled reader's fallback for a message its quick
 # path leaves): its core messages, None when its reading depends on other messages; raises
 # InvalidRequest when it is refused.
 ReadAlone = Callable[[Any, int], list[Message] | None]
-Writer = Callable[
-    [CallerMessages, Sequence[Message], tuple[int, int] | None, str | None], list[Any]
-]
+Writer = Callable[[CallerMessages, Sequence[Message], Removed, str | None], list[Any]]
 Shaper = Callable[[CallerMessages, Sequence[Message], Mapping[int, str]], CallerMessages]
 PartPredicate = Callable[[CallerMessages, Message], bool]
 Placer = Callable[[CallerMessages, Sequence[Message], WindowPlan], WindowPlan]
@@ -119,7 +119,7 @@ class Dialect:
         self,
         raw: Callers,
         core: Sequence[Message],
-        removed: tuple[int, int] | None,
+        removed: Removed,
         notice: str | None,
         shaped: Mapping[int, str] | None = None,
     ) -> list[Any]:

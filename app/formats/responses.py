@@ -28,7 +28,7 @@ from typing import Any
 from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
-from app.formats.dialect import Dialect, Signals
+from app.formats.dialect import Dialect, Removed, Signals
 from app.formats.fields import (
     JsonObject,
     Problems,
@@ -434,10 +434,7 @@ def with_result_texts(
 
 
 def write(
-    callers: CallerMessages,
-    core: Sequence[Message],
-    removed: tuple[int, int] | None,
-    notice: str | None,
+    callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
 ) -> list[Any]:
     """The caller's items with the items of the core range `removed` cut out and the notice in
     their place (whole core messages leave, so a run leaves whole)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.messages import Message
 from app.formats.callers import CallerMessages, Reshaped
-from app.formats.dialect import Dialect, PartPredicate, Signals
+from app.formats.dialect import Dialect, PartPredicate, Removed, Signals
 from app.formats.fields import JsonObject, Problems, read_one_to_one
 
 
@@ -22,9 +22,7 @@ def notice_message(text: str) -> JsonObject:
     return {"role": "user", "content": text}
 
 
-def splice(
-    callers: CallerMessages, removed: tuple[int, int] | None, notice: JsonObject | None
-) -> list[Any]:
+def splice(callers: CallerMessages, removed: Removed, notice: JsonObject | None) -> list[Any]:
     """The caller's messages without those in `removed` (caller indices [s, e); None: nothing
     removed), the written `notice` (None: none) in their place, every other one as the window
     carries it unchanged."""
@@ -73,10 +71,7 @@ class FieldTexts(Mapping[int, JsonObject]):
 
 
 def write_one_to_one(
-    callers: CallerMessages,
-    core: Sequence[Message],
-    removed: tuple[int, int] | None,
-    notice: str | None,
+    callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
 ) -> list[Any]:
     """The caller's messages with the core range `removed` cut out and the notice in its place."""
     return splice(callers, removed, None if notice is None else notice_message(notice))
