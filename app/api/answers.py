@@ -67,9 +67,16 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     # One increment per reason, not per refusal: each increment takes the counter's lock.
     for reason, count in Counter(refusal.reason for refusal in result.refusals).items():
         metrics.child(metrics.refusals, reason).inc(count)
+    budget = result.budget
+    if budget is not None and result.engaged:
+        metrics.child(metrics.fit_stages, budget.stage, str(budget.met).lower()).inc()
+    images = sum(shaped.images for shaped in result.shaped_results)
+    if images:
+        metrics.cleared_images.inc(images)
     by_action = Counter(
         (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
         for shaped in result.shaped_results
+        if shaped.action != "image-cleared"
     )
     counters = {
         "capped": metrics.cap_truncations,

@@ -44,6 +44,8 @@ class Metrics:
     cleared_results: Counter
     summaries_applied: Counter
     summary_requests: Counter
+    fit_stages: Counter
+    cleared_images: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -158,6 +160,18 @@ def create_metrics(memo: CountMemo = MEMO) -> Metrics:
         summary_requests=Counter(
             "cwp_plan_summary_requests",
             "Plans whose answer carries a summary request.",
+            registry=registry,
+        ),
+        fit_stages=Counter(
+            "cwp_plan_fit_stages",
+            "Engaged `fit` plans, by the last stage that removed or shaped something (`span`, "
+            "`further-spans`, `pins`, `keep-window`, `caps`), and whether the budget was met.",
+            ["stage", "met"],
+            registry=registry,
+        ),
+        cleared_images=Counter(
+            "cwp_plan_cleared_images",
+            "Images a plan replaced by a text (`fit`'s caps).",
             registry=registry,
         ),
     )

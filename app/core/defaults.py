@@ -25,6 +25,9 @@ DEFAULT_TOKENIZER = None  # no token figures unless asked for, or the strategy i
 FIT_TOKENIZER = "estimate"  # what `fit` counts with when no tokenizer is named
 DEFAULT_FIT_KEEP_RECENT_TURNS = 2
 DEFAULT_FIT_RESERVE_TOKENS = 0
+# What `fit` does when the span leaves the window over its target (docs/rules.md#within-the-limit):
+# every stage, the caps included.
+DEFAULT_FIT_OVERFLOW: Final = "cap"
 # Framework frames (docs/rules.md#framework-frames): detected unless a request turns detection
 # off, with no names besides the built-in list unless a request adds some.
 DEFAULT_DETECT_FRAMES = True
@@ -68,6 +71,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
             "target_tokens": "max(1, floor(0.8 × max_tokens))",
             "reserve_tokens": DEFAULT_FIT_RESERVE_TOKENS,
             "keep_recent_turns": DEFAULT_FIT_KEEP_RECENT_TURNS,
+            "overflow": DEFAULT_FIT_OVERFLOW,
         },
         "tokenizer": DEFAULT_TOKENIZER,
         "calibration": None,

@@ -48,6 +48,14 @@ class Image(NamedTuple):
     detail: str | None = None
     data: str | None = None
     start: int = 0
+    # The provider requires it to stay an image (a Responses `computer_call_output` screenshot),
+    # so it is never replaced by a text.
+    required: bool = False
+
+
+# What an image replaced in a window says in its place (docs/rules.md#caps-and-images); it starts
+# with one of the service's own frames, so it is never taken for a person's request.
+IMAGE_REMOVED_TEXT = "[image removed from the context window]"
 
 
 # The unknown-size figures of each rule.

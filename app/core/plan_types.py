@@ -3,8 +3,8 @@
 Inputs are the options of `POST /v1/window/plan` after the HTTP layer has validated them; outputs
 are the plan, whose fields are declared in the order the response writes them, so a serializer that
 walks the fields in order produces the documented key order. Every index in an output value refers
-to the caller's messages array; only `WindowPlan.removed` is a range of the core transcript, for the
-writer that builds the new window.
+to the caller's messages array; only `WindowPlan.removed` holds ranges of the core transcript, for
+the writer that builds the new window.
 
 Outputs are frozen dataclasses, except the two that come once per turn or once per removed result
 (`Turn`, `DroppedStanding`): a plan of 100,000 messages builds tens of thousands of them, and as
@@ -38,6 +38,7 @@ from app.core.strategies import Budget as Budget
 from app.core.strategies import Fit as Fit
 from app.core.strategies import Measured as Measured
 from app.core.strategies import SlidingWindow as SlidingWindow
+from app.core.strategies import Stage as Stage
 from app.core.strategies import Strategy as Strategy
 from app.core.strategies import StrategyKind as StrategyKind
 from app.core.strategies import TokenBudget as TokenBudget
@@ -59,7 +60,7 @@ RefusalReason = Literal[
 HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain", "summary"]
-ShapeAction = Literal["collapsed", "cleared", "capped"]
+ShapeAction = Literal["collapsed", "cleared", "capped", "image-cleared"]
 
 
 # --- inputs ---------------------------------------------------------------------------------------
@@ -289,15 +290,18 @@ class Stats:
 
 @dataclass(frozen=True, slots=True)
 class ShapedResult:
-    """One result whose text shaping replaced: where it is (core index), how, and its sizes."""
+    """One result whose text shaping replaced, or one message whose images were replaced (action
+    `image-cleared`: `tool_call_id` None, `images` of them, each now the text
+    `app.core.images.IMAGE_REMOVED_TEXT`): where it is (core index), how, and its sizes."""
 
     index: int
-    tool_call_id: str
+    tool_call_id: str | None
     tool_name: str | None
     action: ShapeAction
     chars_before: int
     chars_after: int
     content: str
+    images: int = 0
 
 
 @dataclass(frozen=True)
@@ -306,10 +310,18 @@ class ShapedEntry:
 
     message_index: int
     window_index: int | None
-    tool_call_id: str
+    tool_call_id: str | None
     action: ShapeAction
     chars_before: int
     chars_after: int
+
+
+@dataclass(frozen=True)
+class ImagesClearedEntry(ShapedEntry):
+    """A caller message whose images were replaced, as reported: a shaped entry with the number
+    of images (docs/rules.md#caps-and-images)."""
+
+    images: int
 
 
 class DroppedStanding(TypedDict):
@@ -385,9 +397,10 @@ class SummaryOutcome:
 class WindowPlan:
     """The plan, in response order; `strategy`, `removed`, `shaped_results` are for the writer.
 
-    `removed` is the core message range [s, e) that leaves, or None when nothing leaves; a notice,
-    when there is one, takes the place of that range. `shaped_results` are the results whose text
-    the window replaces (empty when shaping is off).
+    `removed` is the core message ranges [s, e) that leave, ascending and apart (empty when nothing
+    leaves); a notice, when there is one, takes the place of the first. `shaped_results` are the
+    results whose text the window replaces and the messages whose images it replaces (empty when
+    nothing is shaped).
     """
 
     engaged: bool
@@ -406,7 +419,7 @@ class WindowPlan:
     shaped: tuple[ShapedEntry, ...] | None
     record: Record | None
     strategy: StrategyKind
-    removed: tuple[int, int] | None
+    removed: tuple[tuple[int, int], ...]
     shaped_results: tuple[ShapedResult, ...]
     # With `summarize` on or `summaries` sent (docs/rules.md#summaries); None otherwise.
     summaries: SummaryOutcome | None = None

@@ -10,9 +10,8 @@ are typed dicts (decision 0004) and a test that a helper would name is written i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
-from itertools import chain
+from collections.abc import Container, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from app.core.counting import TranscriptTokens
 from app.core.messages import Message
@@ -22,6 +21,7 @@ from app.core.plan_types import (
     DroppedStanding,
     Fate,
     HeldBy,
+    ImagesClearedEntry,
     Notice,
     PinBlock,
     Pins,
@@ -31,7 +31,8 @@ from app.core.plan_types import (
     Stats,
     Turn,
 )
-from app.core.steps import Drop, Planning, SentFigures, Shaping
+from app.core.span import dropped_tool_names
+from app.core.steps import Drop, Planning, Removal, SentFigures, Shaping
 from app.core.transcript import Transcript
 from app.core.turns import turn_index_of
 
@@ -61,7 +62,7 @@ def sent_figures(shaping: Shaping, tokens: TranscriptTokens | None) -> SentFigur
 def reported_turns(
     transcript: Transcript,
     held: Sequence[HeldBy | None],
-    evicted: range,
+    evicted: Container[int],
     tokens: TranscriptTokens | None,
 ) -> tuple[Turn, ...]:
     """Every turn as reported, in order: its place, size, fate and what held it."""
@@ -114,15 +115,87 @@ def with_pin_tokens(pins: Pins, tokens: TranscriptTokens | None) -> Pins:
     return Pins(counted(pins.last_tool_result), counted(pins.ledger_fact))
 
 
+@dataclass(frozen=True, slots=True)
+class Left:
+    """The figures of everything that leaves: its core ranges, the caller messages that lose a
+    core message to it, its turns, characters, scaled and raw tokens, and its tool names."""
+
+    ranges: tuple[tuple[int, int], ...]
+    caller_messages: tuple[int, ...]
+    turns: int
+    chars: int
+    tokens: int
+    raw_tokens: int
+    tool_names: tuple[str, ...]
+
+    @classmethod
+    def of(
+        cls, transcript: Transcript, tokens: TranscriptTokens | None, removal: Removal,
+        drop: Drop | None,
+    ) -> Left:  # fmt: skip
+        """The figures of `removal`; those of a removal of the span alone are its drop's, counted
+        when the span was chosen."""
+        raw = 0
+        if drop is not None and removal.single:
+            if tokens is not None:
+                raw = tokens.raw_messages(drop.start, drop.end)
+            return cls(
+                removal.ranges,
+                drop.caller_messages,
+                drop.last - drop.first + 1,
+                drop.chars,
+                drop.tokens,
+                raw,
+                drop.tool_names,
+            )
+        segments = transcript.segments
+        callers: dict[int, None] = {}
+        names: dict[str, None] = {}
+        call_names = transcript.survey.call_names
+        for start, end in removal.ranges:
+            callers.update(dict.fromkeys(transcript.caller_messages(start, end)))
+            names.update(
+                dict.fromkeys(dropped_tool_names(transcript.messages, start, end, call_names))
+            )
+            if tokens is not None:
+                raw += tokens.raw_messages(start, end)
+        turns = removal.turns
+        return cls(
+            removal.ranges,
+            tuple(callers),
+            len(turns),
+            sum(segments[turn].chars for turn in turns),
+            0 if tokens is None else sum(tokens.turns[turn] for turn in turns),
+            raw,
+            tuple(names),
+        )
+
+
+def window_positions(
+    size: int, ranges: Sequence[tuple[int, int]], notice: bool
+) -> Iterator[int | None]:
+    """The core positions the window keeps, in order, with None where the notice goes (at the
+    first removed range)."""
+    position = 0
+    for index, (start, end) in enumerate(ranges):
+        yield from range(position, start)
+        if notice and index == 0:
+            yield None
+        position = end
+    yield from range(position, size)
+
+
 def stats_of(
-    planning: Planning, drop: Drop | None, notice: Notice | None, sent: SentFigures | None
-) -> Stats:
+    planning: Planning, left: Left | None, notice: Notice | None, notice_tokens: tuple[int, int],
+    sent: SentFigures | None,
+) -> Stats:  # fmt: skip
     """Counts before and after; the notice is one message and one turn, and its size counts.
 
     `transcript` is what was planned: the shaped transcript when shaping is on, whose characters
     are then `chars_shaped`, while `chars_before` stays the transcript as sent (`sent`); tokens
     likewise. A system prompt outside the transcript is counted apart
-    (`system_chars`, `system_tokens`), never in the transcript's figures.
+    (`system_chars`, `system_tokens`), never in the transcript's figures. `notice_tokens` are
+    the notice's scaled and raw tokens.
     """
     transcript, tokens = planning.transcript, planning.tokens
     chars_sent = None if sent is None else sent.chars
@@ -131,21 +204,21 @@ def stats_of(
     messages_before = transcript.caller_count(range(len(callers)))
     chars_before = transcript.chars if chars_sent is None else chars_sent
     chars_shaped = None if chars_sent is None else transcript.chars
-    if drop is None:
+    if left is None:
         messages_after, turns_after, chars_after = messages_before, turns, transcript.chars
         removed = 0
     else:
-        inserted: list[int | None] = [] if notice is None else [None]
+        inserted = 0 if notice is None else 1
         messages_after = (
-            messages_before - (drop.end - drop.start) + len(inserted)
+            messages_before - sum(end - start for start, end in left.ranges) + inserted
             if transcript.distinct_callers
             else transcript.window_count(
-                chain(range(drop.start), inserted, range(drop.end, len(callers)))
+                window_positions(len(callers), left.ranges, notice is not None)
             )
         )
-        turns_after = turns - (drop.last - drop.first + 1) + len(inserted)
-        chars_after = transcript.chars - drop.chars + (0 if notice is None else len(notice.content))
-        removed = len(drop.caller_messages)
+        turns_after = turns - left.turns + inserted
+        chars_after = transcript.chars - left.chars + (0 if notice is None else len(notice.content))
+        removed = len(left.caller_messages)
     stats = Stats(
         messages_before,
         messages_after,
@@ -160,9 +233,9 @@ def stats_of(
     if tokens is None:
         return stats
     after, counted = tokens.total, tokens.raw_total
-    if drop is not None:
-        after += drop.notice_tokens - drop.tokens
-        counted += drop.notice_raw_tokens - tokens.raw_messages(drop.start, drop.end)
+    if left is not None:
+        after += notice_tokens[0] - left.tokens
+        counted += notice_tokens[1] - left.raw_tokens
     return replace(
         stats,
         tokenizer=tokens.tokenizer.name,
@@ -175,17 +248,18 @@ def stats_of(
 
 
 def shaped_entries(
-    transcript: Transcript, shaped: Sequence[ShapedResult], drop: Drop | None, notice: bool
+    transcript: Transcript,
+    shaped: Sequence[ShapedResult],
+    ranges: Sequence[tuple[int, int]],
+    notice: bool,
 ) -> tuple[ShapedEntry, ...]:
     """Each shaped result with its caller index and its position in the new window (None when
-    it left with the span)."""
+    it left); the image replacements of one caller message are one entry, after its results'."""
     callers, spans = transcript.callers, transcript.survey.span_ends
-    start, end = (len(callers), len(callers)) if drop is None else (drop.start, drop.end)
     places: dict[int, int] = {}
     wanted = {result.index for result in shaped}
     position, previous = -1, None
-    inserted: list[int | None] = [None] if notice else []
-    for index in chain(range(start), inserted, range(end, len(callers))):
+    for index in window_positions(len(callers), ranges, notice):
         if index is None:  # the notice: a caller message of its own
             position, previous = position + 1, None
             continue
@@ -197,31 +271,56 @@ def shaped_entries(
         last = spans.get(index, first)
         position += last - first
         previous = last
-    return tuple(
-        ShapedEntry(
-            callers[result.index],
-            places.get(result.index),
-            result.tool_call_id,
-            result.action,
-            result.chars_before,
-            result.chars_after,
-        )
-        for result in shaped
-    )
+    entries: list[ShapedEntry] = []
+    for result in shaped:
+        caller = callers[result.index]
+        if result.action != "image-cleared":
+            entries.append(
+                ShapedEntry(
+                    caller,
+                    places.get(result.index),
+                    result.tool_call_id,
+                    result.action,
+                    result.chars_before,
+                    result.chars_after,
+                )
+            )
+            continue
+        last_entry = entries[-1] if entries else None
+        if isinstance(last_entry, ImagesClearedEntry) and last_entry.message_index == caller:
+            entries[-1] = replace(
+                last_entry,
+                chars_after=last_entry.chars_after + result.chars_after,
+                images=last_entry.images + result.images,
+            )
+        else:
+            entries.append(
+                ImagesClearedEntry(
+                    caller,
+                    places.get(result.index),
+                    None,
+                    "image-cleared",
+                    0,
+                    result.chars_after,
+                    result.images,
+                )
+            )
+    return tuple(entries)
 
 
 def dropped_standings(
-    messages: Sequence[Message], start: int, end: int, fold: LedgerFold
+    messages: Sequence[Message], ranges: Sequence[tuple[int, int]], fold: LedgerFold
 ) -> tuple[DroppedStanding, ...]:
     """One entry per removed result message, in order; standing None is undeclared."""
     standings: list[DroppedStanding] = []
     find = fold.get
-    for message in messages[start:end]:
-        # A result message (`is_result_message`), tested inline: a span can hold nearly the
-        # whole transcript, and a call per message would cost more than the test.
-        call_id = message.tool_call_id
-        if message.role == "tool" and not message.not_dispatched and call_id:
-            row = find(call_id)
-            standing = None if row is None else row.standing
-            standings.append({"tool_call_id": call_id, "standing": standing})
+    for start, end in ranges:
+        for message in messages[start:end]:
+            # A result message (`is_result_message`), tested inline: a span can hold nearly the
+            # whole transcript, and a call per message would cost more than the test.
+            call_id = message.tool_call_id
+            if message.role == "tool" and not message.not_dispatched and call_id:
+                row = find(call_id)
+                standing = None if row is None else row.standing
+                standings.append({"tool_call_id": call_id, "standing": standing})
     return tuple(standings)

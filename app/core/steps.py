@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from app.core.counting import TranscriptTokens
 from app.core.messages import Message
 from app.core.plan_types import HeldBy, PlanOptions, Refusal, Rung, ShapedResult
-from app.core.strategies.fit import FitGoal
+from app.core.strategies.fit import BudgetSpan, FitGoal, Stage
 from app.core.transcript import Transcript
 
 
@@ -29,6 +29,8 @@ class Planning:
     request_turn: int | None
     tokens: TranscriptTokens | None
     goal: FitGoal | None
+    # The current request's core index (None: none found).
+    request: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +81,69 @@ class Drop:
 
 
 @dataclass(frozen=True, slots=True)
+class Run:
+    """Turns `first … last` that left together, and the stage that took them."""
+
+    first: int
+    last: int
+    stage: Stage
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """Every turn that leaves: the span's (`Drop`) and, under `fit`, the further stages'
+    (docs/rules.md#within-the-limit), with the core ranges they cover.
+
+    `turns` is ascending (a `range` for one span, so membership costs nothing on a span of
+    thousands of turns); `ranges` are the core messages [s, e) that leave, ascending, apart (two
+    runs of turns with only removed turns between them are one range).
+    """
+
+    turns: range | tuple[int, ...]
+    runs: tuple[Run, ...]
+    ranges: tuple[tuple[int, int], ...]
+    held: bool = False
+    stage: Stage = "span"
+    released_pins: int = 0
+
+    @classmethod
+    def of_drop(cls, drop: Drop) -> Removal:
+        """The removal of one span alone."""
+        return cls(
+            range(drop.first, drop.last + 1),
+            (Run(drop.first, drop.last, "span"),),
+            ((drop.start, drop.end),),
+            held=drop.held,
+        )
+
+    @property
+    def single(self) -> bool:
+        return isinstance(self.turns, range)
+
+    def turn_set(self) -> range | frozenset[int]:
+        """The turns, for membership tests."""
+        turns = self.turns
+        return turns if isinstance(turns, range) else frozenset(turns)
+
+    def budget_spans(self) -> tuple[BudgetSpan, ...]:
+        return tuple(BudgetSpan(run.first, run.last, run.stage) for run in self.runs)
+
+
+@dataclass(frozen=True, slots=True)
 class Decision:
-    """The refusals in report order, every turn's `held_by`, and the drop (None: nothing leaves)."""
+    """The refusals in report order, every turn's `held_by`, the span's drop (None: no span
+    leaves) and everything that leaves (None: nothing)."""
 
     refusals: tuple[Refusal, ...]
     held: tuple[HeldBy | None, ...]
     drop: Drop | None
-    # The drop the notice ladder refused (nothing leaves): summaries are judged against it, and
-    # it still gets a summary request (docs/rules.md#summaries).
+    # The drop the notice ladder refused (nothing of the span leaves): summaries are judged
+    # against it, and it still gets a summary request (docs/rules.md#summaries).
     refused: Drop | None = None
+    removal: Removal | None = None
+    # Under `fit`'s stages: the pinned turns that left, and the results capped and messages whose
+    # images were replaced (docs/rules.md#within-the-limit).
+    released: frozenset[int] = frozenset()
+    shaped: tuple[ShapedResult, ...] = ()
+    # The transcript with those texts in place (None: the stages shaped nothing).
+    messages: Sequence[Message] | None = None

@@ -17,6 +17,7 @@ is not known here; `WindowPlan.removed` says what leaves).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from app.core.clear import cleared_results
 from app.core.counting import TranscriptTokens, messages_tokens
@@ -37,6 +38,7 @@ from app.core.plan_types import (
     Paused,
     PinBlock,
     Pins,
+    PinT,
     PlanOptions,
     PriorRecord,
     Record,
@@ -49,12 +51,15 @@ from app.core.plan_types import (
 )
 from app.core.refusals import (
     RefusalContext,
+    SpanChoice,
     choose_span,
     keep_window_refusals,
+    reason_for,
     turns_touching_call,
     turns_with_unanswered_calls,
 )
 from app.core.report import (
+    Left,
     current_request_of,
     dropped_standings,
     reported_turns,
@@ -65,12 +70,13 @@ from app.core.report import (
 )
 from app.core.shaping import shape
 from app.core.span import drop_span, dropped_tool_names, notice_of
-from app.core.steps import Decision, Planning, Shaping
+from app.core.steps import Decision, Drop, Planning, Removal, Shaping
 from app.core.strategies import FitGoal
 from app.core.summary_plan import summary_outcome
 from app.core.tokens import ESTIMATE, calibration_scale, scaled, text_message_tokens
 from app.core.transcript import SurveyOf, Transcript
 from app.core.turns import survey
+from app.core.within_limit import beyond_span, held_cut, stage_one_turns
 
 __all__ = [
     "CurrentRequest",
@@ -172,23 +178,30 @@ def count_tokens(
 ) -> tuple[TranscriptTokens | None, FitGoal | None]:
     """The transcript's tokens when a tokenizer is in use (a strategy that weighs tokens counts
     with `estimate` when none is named), and what the strategy aims at (`fit`'s goal)."""
+    tokens = transcript_tokens(transcript, options)
+    if tokens is None:
+        return None, None
     strategy = options.strategy
+    total = (tokens.system or 0) + tokens.total + strategy.reserve_tokens
+    return tokens, strategy.goal(total, options.prior_records, unmasked_total)
+
+
+def transcript_tokens(transcript: Transcript, options: PlanOptions) -> TranscriptTokens | None:
+    """The transcript's tokens under the request's tokenizer, `estimate` for a strategy that
+    weighs tokens when none is named; None when none is counted."""
     tokenizer = options.tokenizer
     if tokenizer is None:
-        if not strategy.weighs_tokens:
-            return None, None
+        if not options.strategy.weighs_tokens:
+            return None
         tokenizer = ESTIMATE
-    reserve = strategy.reserve_tokens
-    tokens = TranscriptTokens.of(
+    return TranscriptTokens.of(
         transcript.messages,
         transcript.segments,
         tokenizer,
-        calibration_scale(options.calibration, reserve),
+        calibration_scale(options.calibration, options.strategy.reserve_tokens),
         options.system_text,
         options.system_chars is not None,
     )
-    total = (tokens.system or 0) + tokens.total + reserve
-    return tokens, strategy.goal(total, options.prior_records, unmasked_total)
 
 
 def plan_transcript(
@@ -210,12 +223,12 @@ def plan_transcript(
     tokens, goal = count_tokens(
         transcript, options, None if shaping is None else shaping.unmasked_total
     )
-    planning = Planning(transcript, options, request_turn, tokens, goal)
+    planning = Planning(transcript, options, request_turn, tokens, goal, request)
     shaped = None if shaping is None else shaping.results
     sent = None if shaping is None else sent_figures(shaping, tokens)
 
     if not strategy.engages(turn_count, goal):
-        stats = stats_of(planning, None, None, sent)
+        stats = stats_of(planning, None, None, (0, 0), sent)
         return WindowPlan(
             engaged=False,
             current_request=current_request,
@@ -230,10 +243,10 @@ def plan_transcript(
             budget=strategy.budget(planning, stats, None),
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
-            shaped=None if shaped is None else shaped_entries(transcript, shaped, None, False),
+            shaped=None if shaped is None else shaped_entries(transcript, shaped, (), False),
             record=None,
             strategy=strategy.kind,
-            removed=None,
+            removed=(),
             shaped_results=() if shaped is None else shaped,
             summaries=summary_outcome(planning, None, None),
         )
@@ -242,42 +255,97 @@ def plan_transcript(
     # Nothing at or before the request, nor before `start`, is pinnable.
     after = start - 1 if request is None else request
     pin_plan = plan_pins(transcript, fold, after, candidate_count, options)
-    pins = with_pin_tokens(Pins(pin_plan.last_tool_result, pin_plan.ledger_fact), tokens)
     decision = decide(planning, candidate_count, pin_plan)
-    drop = decision.drop
-    evicted = range(0) if drop is None else range(drop.first, drop.last + 1)
+    if decision.messages is not None:
+        # The stages capped results or replaced images: every figure counts the texts sent.
+        shaping = restaged(shaping, messages, decision, transcript.callers)
+        transcript = Transcript.of(decision.messages)
+        tokens = transcript_tokens(transcript, options)
+        planning = replace(planning, transcript=transcript, tokens=tokens)
+        shaped, sent = shaping.results, sent_figures(shaping, tokens)
+        messages = decision.messages
+    pins = with_pin_tokens(released(pin_plan, decision.released), tokens)
+    drop, removal = decision.drop, decision.removal
+    left = (
+        None if removal is None or not removal.turns else Left.of(transcript, tokens, removal, drop)
+    )
     notice = notice_of(transcript, drop)
-    stats = stats_of(planning, drop, notice, sent)
+    notice_counts = (0, 0) if drop is None else (drop.notice_tokens, drop.notice_raw_tokens)
+    stats = stats_of(planning, left, notice, notice_counts, sent)
+    ranges = () if left is None else left.ranges
     standings: tuple[DroppedStanding, ...] | None = None
     if fold is not None:
-        standings = () if drop is None else dropped_standings(messages, drop.start, drop.end, fold)
+        standings = dropped_standings(messages, ranges, fold)
     # The turns' own index objects, not new ones: tens of thousands of them on a large body.
     numbers = [segment.turn for segment in transcript.segments]
+    if removal is None:
+        evicted: range | frozenset[int] = range(0)
+        kept: tuple[int, ...] = tuple(numbers)
+        gone: tuple[int, ...] = ()
+    elif removal.single:
+        evicted = removal.turn_set()
+        assert isinstance(evicted, range)
+        kept = (*numbers[: evicted.start], *numbers[evicted.stop :])
+        gone = tuple(numbers[evicted.start : evicted.stop])
+    else:
+        evicted = removal.turn_set()
+        kept = tuple(number for number in numbers if number not in evicted)
+        gone = tuple(removal.turns)
     return WindowPlan(
         engaged=True,
         current_request=current_request,
         turns=reported_turns(transcript, decision.held, evicted, tokens),
-        kept=(*numbers[: evicted.start], *numbers[evicted.stop :]),
-        evicted=tuple(numbers[evicted.start : evicted.stop]),
-        evicted_messages=() if drop is None else drop.caller_messages,
+        kept=kept,
+        evicted=gone,
+        evicted_messages=() if left is None else left.caller_messages,
         pins=pins,
         refusals=decision.refusals,
         notice=notice,
         stats=stats,
-        budget=strategy.budget(planning, stats, drop),
-        dropped_tool_names=() if drop is None else drop.tool_names,
+        budget=strategy.budget(planning, stats, removal),
+        dropped_tool_names=() if left is None else left.tool_names,
         dropped_standings=standings,
         shaped=None
         if shaped is None
-        else shaped_entries(transcript, shaped, drop, notice is not None),
+        else shaped_entries(transcript, shaped, ranges, notice is not None),
         record=Record(
             strategy.kind, options.iteration, stats.removed_message_count, decision.refusals, pins
         ),
         strategy=strategy.kind,
-        removed=None if drop is None else (drop.start, drop.end),
+        removed=ranges,
         shaped_results=() if shaped is None else shaped,
         summaries=summary_outcome(planning, drop, decision.refused),
     )
+
+
+def released(pin_plan: PinPlan, turns: frozenset[int]) -> Pins:
+    """The pin blocks, each listing only the pins whose turns stayed (the others left with the
+    stage that releases pins; docs/rules.md#within-the-limit)."""
+    blocks = Pins(pin_plan.last_tool_result, pin_plan.ledger_fact)
+    if not turns:
+        return blocks
+
+    def stayed(block: PinBlock[PinT] | None) -> PinBlock[PinT] | None:
+        if block is None:
+            return None
+        pinned = tuple(pin for pin in block.pinned if pin.turn_index not in turns)
+        return replace(block, pinned=pinned)
+
+    return Pins(stayed(blocks.last_tool_result), stayed(blocks.ledger_fact))
+
+
+def restaged(
+    shaping: Shaping | None, sent: Sequence[Message], decision: Decision, callers: Sequence[int]
+) -> Shaping:
+    """The shaping with the stages' capped results and replaced images beside the request's own:
+    by caller message, its results in core order, then its image replacements."""
+    if shaping is None:
+        shaping = Shaping(sent, ())
+    results = sorted(
+        (*shaping.results, *decision.shaped),
+        key=lambda result: (callers[result.index], result.action == "image-cleared", result.index),
+    )
+    return replace(shaping, results=tuple(results))
 
 
 def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decision:
@@ -297,7 +365,11 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
     keep_refusals = keep_window_refusals(candidate_count, turn_starts)
     for refusal in keep_refusals:
         held[refusal.turn_index] = refusal.reason
-    if candidate_count == 0:
+    strategy, goal, tokens = planning.options.strategy, planning.goal, planning.tokens
+    # A strategy that fits a token limit holds its cut over several spans and, when the span
+    # leaves the window over its target, goes on (docs/rules.md#within-the-limit).
+    fits = strategy.overflow is not None and goal is not None and tokens is not None
+    if candidate_count == 0 and not fits:
         return Decision(tuple(keep_refusals), tuple(held), None)
     context = RefusalContext.of(
         request_turn=planning.request_turn,
@@ -310,21 +382,90 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
         held_by_last_tool_result=pin_plan.held_by_last_tool_result(),
         held_by_ledger_fact=pin_plan.held_by_ledger_fact(),
     )
-    choice = choose_span(candidate_count, context, turn_starts)
+    choice = (
+        choose_span(candidate_count, context, turn_starts)
+        if candidate_count
+        else SpanChoice((), None, None)
+    )
     for refusal in choice.before:
         held[refusal.turn_index] = refusal.reason
-    refusals = (*choice.before, *keep_refusals)
-    if choice.first is None or choice.last is None:
-        return Decision(refusals, tuple(held), None)
-    for index in range(choice.last + 1, candidate_count):
-        if held[index] is None:
-            held[index] = "not-reached"
-    drop = planning.options.strategy.drop(planning, choice.first, choice.last, drop_span)
-    if not drop.refused:
-        for index in range(drop.last + 1, choice.last + 1):
+    first, last = choice.first, choice.last
+    if first is not None and last is not None:
+        for index in range(last + 1, candidate_count):
+            if held[index] is None:
+                held[index] = "not-reached"
+    if fits and first is not None and last is not None:
+        assert goal is not None and tokens is not None
+        holding = held_cut(planning, goal, tokens, context, choice, candidate_count, drop_span)
+        if holding is not None:
+            return held_decision(planning, held, choice, keep_refusals, context, *holding)
+    drop = None
+    if first is not None and last is not None:
+        drop = strategy.drop(planning, first, last, drop_span)
+    refused = None
+    if drop is not None and drop.refused:
+        refused, drop = drop, None
+        for index in range(refused.first, refused.last + 1):
+            held[index] = "replacement-not-smaller"
+    elif drop is not None:
+        assert last is not None
+        for index in range(drop.last + 1, last + 1):
             held[index] = "within-budget"
-        return Decision(refusals, tuple(held), drop)
-    for index in range(drop.first, drop.last + 1):
-        held[index] = "replacement-not-smaller"
-    refused = Refusal("replacement-not-smaller", drop.first, turn_starts[drop.first])
-    return Decision((refused, *refusals), tuple(held), None, drop)
+    rows: tuple[Refusal, ...] = ()
+    if refused is not None:
+        rows = (Refusal("replacement-not-smaller", refused.first, turn_starts[refused.first]),)
+    removal = None if drop is None else Removal.of_drop(drop)
+    total = 0 if goal is None else goal.total_before
+    if drop is not None:
+        total += drop.notice_tokens - drop.tokens
+    if not fits or goal is None or tokens is None or total <= goal.target:
+        return Decision(
+            (*rows, *choice.before, *keep_refusals), tuple(held), drop, refused, removal
+        )
+    beyond = beyond_span(planning, goal, tokens, context, choice, candidate_count, drop, held)
+    left = beyond.released | beyond.keep_window_left
+    refusals = (*rows, *choice.before, *beyond.refusals, *keep_refusals)
+    if left:
+        refusals = tuple(refusal for refusal in refusals if refusal.turn_index not in left)
+    return Decision(
+        refusals,
+        tuple(held),
+        drop,
+        refused,
+        beyond.removal,
+        beyond.released,
+        beyond.shaped,
+        beyond.messages,
+    )
+
+
+def held_decision(
+    planning: Planning,
+    held: list[HeldBy | None],
+    choice: SpanChoice,
+    keep_refusals: Sequence[Refusal],
+    context: RefusalContext,
+    drop: Drop,
+    removal: Removal,
+    through: int,
+) -> Decision:
+    """The decision of a held cut (docs/rules.md#the-fit-strategy): what the span keeps of its
+    turns, and the turns after the span that ended it up to the cut's last are evaluated as the
+    first stage evaluates them, every later one `within-budget`."""
+    assert choice.last is not None
+    starts = planning.transcript.turn_starts
+    for index in range(drop.last + 1, choice.last + 1):
+        held[index] = "within-budget"
+    taken = removal.turn_set()
+    rows: list[Refusal] = []
+    for turn in stage_one_turns(choice, len(held) - len(keep_refusals)):
+        if turn > through:
+            held[turn] = "within-budget"
+        elif turn in taken:
+            held[turn] = None
+        else:
+            reason = reason_for(turn, context)
+            if reason is not None:
+                held[turn] = reason
+                rows.append(Refusal(reason, turn, starts[turn]))
+    return Decision((*choice.before, *rows, *keep_refusals), tuple(held), drop, None, removal)

@@ -24,7 +24,7 @@ from app.core.plan_types import WindowPlan
 from app.formats import anthropic, bedrock, gemini, native, openai, responses
 from app.formats.callers import CallerMessages, Callers
 from app.formats.detect import detect_format
-from app.formats.dialect import Dialect
+from app.formats.dialect import Dialect, Removed
 
 DIALECTS: dict[str, Dialect] = {
     dialect.name: dialect
@@ -92,7 +92,7 @@ def read_messages(raw: list[Any], format: str) -> list[Message]:
 def write_window(
     raw: Callers,
     core: Sequence[Message],
-    removed: tuple[int, int] | None,
+    removed: Removed,
     notice: str | None,
     format: str,
     shaped: Mapping[int, str] | None = None,

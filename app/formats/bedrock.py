@@ -23,23 +23,25 @@ an `s3Location` at the unknown size.
 Converse requires the roles to alternate, so the window is then laid out at the seam the removal
 left: the notice's text block joins a user message beside it (the kept request before it, else
 the user message after it) and stands alone only when neither neighbour is a user message, and
-two messages of one role left side by side are written as one. `place` reports the window figures
-(`messages_after`, the notice's and the shaped results' `window_index`) of that layout; both go
-through `seam_groups`, so they cannot disagree.
+two messages of one role left side by side are written as one, at every seam a removal leaves
+(`fit` may remove several runs). `place` reports the window figures (`messages_after`, the
+notice's and the shaped results' `window_index`) of that layout; both read `layout`, so they
+cannot disagree.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from app.core.images import Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
-from app.core.plan_types import WindowPlan
-from app.formats.blocks import Run, runs_of, with_blocks_rewritten
+from app.core.plan_types import ShapedEntry, ShapedResult, WindowPlan
+from app.formats.blocks import Run, with_blocks_rewritten
 from app.formats.callers import CallerMessages
 from app.formats.dialect import Dialect, Removed, Signals
 from app.formats.fields import (
@@ -71,8 +73,9 @@ SERVER_TOOL_USE = "server_tool_use"
 IMAGE = "image"
 BLOCKS = "content"  # where a message keeps its blocks
 
-# The items of the window at the removal's seam (see `seam_groups`).
+# The items of the window at a removal's seam (see `seam_groups`).
 PREV, NOTICE, NEXT = 0, 1, 2
+
 # The keys naming a block's kind that only this format sends, on blocks with no `type`
 # (docs/rules.md#auto, rule 3), in the order a signal names them.
 SIGNAL_KEYS = ("text", "toolUse", "toolResult", "reasoningContent", IMAGE, "document", CACHE_POINT)
@@ -585,15 +588,25 @@ def caller_role(message: Message) -> str:
     return "assistant" if message.role == "assistant" else "user"
 
 
-def seam_groups(prev_role: str | None, notice: bool, next_role: str | None) -> list[list[int]]:
-    """The window messages at the removal's seam, each the items it holds, in order.
+@dataclass(slots=True)
+class Placed:
+    """One message of a written window: its role and what it holds, in order (a run of one
+    caller message's kept blocks, with the core positions it was read from, or None: the
+    notice)."""
 
-    The items are the last caller message before the removed range (PREV, with `prev_role`;
-    None when there is none), the notice, and the first caller message after it (NEXT). The
-    notice joins PREV when it is a user message (the kept request), else NEXT when that is one
-    (the ordinary path), and stands alone otherwise; then PREV and NEXT, when they now stand side
-    by side with one role, are one message (also when they are one caller message split by the
-    removal).
+    role: str
+    runs: list[Run | None]
+    positions: list[list[int]]
+
+
+def seam_groups(prev_role: str | None, notice: bool, next_role: str | None) -> list[list[int]]:
+    """The window messages at a removal's seam, each the items it holds, in order.
+
+    The items are the message before the removed range (PREV, with `prev_role`; None when there
+    is none), the notice, and the first caller message after it (NEXT). The notice joins PREV
+    when it is a user message (the kept request), else NEXT when that is one (the ordinary path),
+    and stands alone otherwise; then PREV and NEXT, when they now stand side by side with one
+    role, are one message (also when they are one caller message split by the removal).
     """
     groups: list[tuple[str, list[int]]] = []
     if prev_role is not None:
@@ -615,6 +628,62 @@ def seam_groups(prev_role: str | None, notice: bool, next_role: str | None) -> l
     return [items for _, items in groups]
 
 
+def layout(core: Sequence[Message], removed: Removed, notice: bool) -> list[Placed]:
+    """The window's messages: the kept core messages regrouped into caller messages, and at each
+    seam a removal leaves the notice (at the first, when there is one) beside or inside a user
+    message and no two neighbours of one role side by side.
+
+    Each seam is laid out by `seam_groups`, the message before it being the window's last so
+    far (a message two seams share is laid out once). `write` and `place` read this one layout,
+    so the figures the answer reports are those of the window written.
+    """
+    placed: list[Placed] = []
+    position = 0
+    pieces = [range(position, removed[0][0])]
+    pieces += [range(removed[i][1], removed[i + 1][0]) for i in range(len(removed) - 1)]
+    pieces.append(range(removed[-1][1], len(core)))
+    for index, piece in enumerate(pieces):
+        runs = positioned_runs(core, piece)
+        if index > 0:
+            previous = placed[-1] if placed else None
+            following = runs.pop(0) if runs else None
+            next_role = None if following is None else caller_role(core[following[1][0]])
+            groups = seam_groups(
+                None if previous is None else previous.role, notice and index == 1, next_role
+            )
+            for items in groups:
+                if items[0] == PREV:
+                    assert previous is not None
+                    target, items = previous, items[1:]
+                else:
+                    role = next_role if NEXT in items and next_role is not None else "user"
+                    target = Placed(role, [], [])
+                    placed.append(target)
+                for item in items:
+                    if item == NOTICE:
+                        target.runs.append(None)
+                        target.positions.append([])
+                    elif following is not None:
+                        target.runs.append(following[0])
+                        target.positions.append(following[1])
+        placed.extend(Placed(caller_role(core[where[0]]), [run], [where]) for run, where in runs)
+    return placed
+
+
+def positioned_runs(core: Sequence[Message], positions: range) -> list[tuple[Run, list[int]]]:
+    """The runs of a stretch of kept core positions (`kept_runs`), each with its positions."""
+    runs: list[tuple[Run, list[int]]] = []
+    for position in positions:
+        message = core[position]
+        source = position if message.source is None else message.source
+        if runs and runs[-1][0][0] == source:
+            runs[-1][0][1].extend(message.blocks)
+            runs[-1][1].append(position)
+        else:
+            runs.append(((source, list(message.blocks)), [position]))
+    return runs
+
+
 def notice_block(text: str) -> JsonObject:
     return {"text": text}
 
@@ -626,27 +695,15 @@ def notice_message(text: str) -> JsonObject:
 def write(
     callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
 ) -> list[Any]:
-    """The kept core messages regrouped into caller messages, laid out at the seam by
-    `seam_groups`: the notice beside (or inside) a user message, no two neighbours of one role
-    that the removal put side by side."""
-    if removed is None:
+    """The kept core messages regrouped into caller messages as `layout` lays them out: the
+    notice beside (or inside) a user message, no two neighbours of one role that a removal put
+    side by side."""
+    if not removed:
         return callers.verbatim_slice(0, len(callers))
-    start, end = removed
-    head = runs_of(core, range(start))
-    tail = runs_of(core, range(end, len(core)))
-    prev = head.pop() if head else None
-    following = tail[0] if tail else None
-    groups = seam_groups(
-        None if prev is None else caller_role(core[start - 1]),
-        notice is not None,
-        None if following is None else caller_role(core[end]),
-    )
-    window = [callers.with_blocks(source, blocks, BLOCKS) for source, blocks in head]
-    for items in groups:
-        runs = [prev if item == PREV else following if item == NEXT else None for item in items]
-        window.append(written(callers, runs, notice or ""))
-    window.extend(callers.with_blocks(source, blocks, BLOCKS) for source, blocks in tail[1:])
-    return window
+    return [
+        written(callers, message.runs, notice or "")
+        for message in layout(core, removed, notice is not None)
+    ]
 
 
 def written(callers: CallerMessages, runs: list[Run | None], notice: str) -> Any:
@@ -685,47 +742,53 @@ def user_text_after(window: list[Any], text: str) -> list[Any]:
 def place(callers: CallerMessages, core: Sequence[Message], plan: WindowPlan) -> WindowPlan:
     """The plan with `messages_after`, the notice's and each shaped result's `window_index` as
     `write` lays the window out (the core counts the notice as a message of its own and merges
-    nothing). Reads only the seam: every caller message has a core message, in order, so the
-    caller messages before and after it keep their places."""
-    if plan.removed is None:
+    nothing)."""
+    if not plan.removed:
         return plan
-    start, end = plan.removed
-
-    def caller(position: int) -> int:
-        source = core[position].source
-        return position if source is None else source
-
-    prev = caller(start - 1) if start > 0 else None
-    following = caller(end) if end < len(core) else None
-    groups = seam_groups(
-        None if prev is None else caller_role(core[start - 1]),
-        plan.notice is not None,
-        None if following is None else caller_role(core[end]),
-    )
-    before = 0 if prev is None else prev  # caller messages ahead of the seam, in place
-    at = {item: before + number for number, items in enumerate(groups) for item in items}
-    after = 0 if following is None else len(callers) - following - 1
-    stats = dataclasses.replace(plan.stats, messages_after=before + len(groups) + after)
+    placed = layout(core, plan.removed, plan.notice is not None)
+    at: dict[int, int] = {}
+    notice_at = None
+    for number, message in enumerate(placed):
+        for run, positions in zip(message.runs, message.positions, strict=True):
+            if run is None:
+                notice_at = number
+            for position in positions:
+                at[position] = number
+    stats = dataclasses.replace(plan.stats, messages_after=len(placed))
     notice = plan.notice
-    if notice is not None:
-        notice = dataclasses.replace(notice, window_index=at[NOTICE])
-
-    def window_index(position: int) -> int | None:
-        if start <= position < end:
-            return None
-        source = caller(position)
-        if position < start:
-            return at[PREV] if source == prev else source
-        assert following is not None
-        return at[NEXT] + source - following
-
+    if notice is not None and notice_at is not None:
+        notice = dataclasses.replace(notice, window_index=notice_at)
     shaped = plan.shaped
     if shaped is not None:
-        shaped = tuple(
-            dataclasses.replace(entry, window_index=window_index(result.index))
-            for entry, result in zip(shaped, plan.shaped_results, strict=True)
-        )
+        shaped = placed_entries(shaped, plan.shaped_results, core, at)
     return dataclasses.replace(plan, stats=stats, notice=notice, shaped=shaped)
+
+
+def placed_entries(
+    shaped: tuple[ShapedEntry, ...],
+    results: Sequence[ShapedResult],
+    core: Sequence[Message],
+    at: Mapping[int, int],
+) -> tuple[ShapedEntry, ...]:
+    """Each shaped entry with the window index of the message holding its result (None: it
+    left); an image replacement's entry, one per caller message (the results of one caller
+    message come together, its image replacements after them), by its first core message."""
+    firsts: list[int] = []
+    merged: int | None = None  # the caller message whose image entry is the last one
+    for result in results:
+        source = core[result.index].source
+        caller = result.index if source is None else source
+        if result.action == "image-cleared":
+            if merged == caller:
+                continue
+            merged = caller
+        else:
+            merged = None
+        firsts.append(result.index)
+    return tuple(
+        dataclasses.replace(entry, window_index=at.get(first))
+        for entry, first in zip(shaped, firsts, strict=True)
+    )
 
 
 def result_has_parts(callers: CallerMessages, message: Message) -> bool:

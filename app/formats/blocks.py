@@ -12,26 +12,24 @@ here, over `CallerMessages`, so the three formats and both read paths regroup al
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain
 from typing import Any
 
 from app.core.messages import Message
+from app.core.report import window_positions
 from app.formats.callers import CallerMessages, Reshaped
 from app.formats.dialect import Removed, Writer
 from app.formats.fields import JsonObject
 
-# Where the notice goes among the core positions a window is written from.
-NOTICE_POSITION = -1
 Run = tuple[int, list[int]]  # (caller index, the block indices kept)
 
 
-def kept_runs(core: Sequence[Message], positions: Iterable[int]) -> list[Run | None]:
+def kept_runs(core: Sequence[Message], positions: Iterable[int | None]) -> list[Run | None]:
     """(caller index, block indices) per run of consecutive positions sharing a caller message;
-    None where the notice goes."""
+    None where the notice goes (a None position)."""
     runs: list[Run | None] = []
     last: Run | None = None
     for position in positions:
-        if position == NOTICE_POSITION:
+        if position is None:
             runs.append(None)
             last = None
             continue
@@ -58,18 +56,15 @@ def regrouped(
     key: str,
 ) -> list[Any]:
     """The kept core messages regrouped into caller messages (their blocks under `key`), the
-    written `notice` (None: none) where the core range `removed` was.
+    written `notice` (None: none) where the first of the core ranges `removed` was.
 
     The notice ends a run, so the window has one message per run plus the notice.
     """
-    if removed is None:
+    if not removed:
         return callers.verbatim_slice(0, len(callers))
-    start, end = removed
-    notice_positions = () if notice is None else (NOTICE_POSITION,)
-    positions = chain(range(start), notice_positions, range(end, len(core)))
     return [
         notice if run is None else callers.with_blocks(run[0], run[1], key)
-        for run in kept_runs(core, positions)
+        for run in kept_runs(core, window_positions(len(core), removed, notice is not None))
     ]
 
 

@@ -27,8 +27,9 @@ from app.formats.callers import CallerMessages, Callers, caller_messages
 from app.formats.fields import JsonObject
 
 Reader = Callable[[list[Any]], list[Message]]
-# The core range [s, e) a window leaves out (None: nothing).
-Removed = tuple[int, int] | None
+# The core ranges [s, e) a window leaves out, ascending and apart (empty: nothing); a notice goes
+# where the first was.
+Removed = tuple[tuple[int, int], ...]
 # Caller message `index` read on its own (the compiled reader's fallback for a message its quick
 # path leaves): its core messages, None when its reading depends on other messages; raises
 # InvalidRequest when it is refused.
@@ -71,9 +72,8 @@ class Dialect:
 
     name: str
     read: Reader
-    # The window from the caller's messages (shaped results already rewritten): the core range
-    # `removed` ([s, e), None = nothing removed) left out, the notice text, if any, at core
-    # position s.
+    # The window from the caller's messages (shaped results already rewritten): the core ranges
+    # `removed` left out, the notice text, if any, where the first one was.
     write: Writer
     # The caller's messages with each shaped result (core index → its new text) written as the
     # format writes a result (`with_result_texts` gives them as a list).
@@ -123,9 +123,9 @@ class Dialect:
         notice: str | None,
         shaped: Mapping[int, str] | None = None,
     ) -> list[Any]:
-        """The new window: the caller's messages without the core range `removed` ([s, e), None =
-        nothing removed), with the notice text, if any, at core position s, and each shaped result
-        (core index → its new text) written as the format writes a result."""
+        """The new window: the caller's messages without the core ranges `removed`, with the
+        notice text, if any, where the first one was, and each shaped result (core index → its
+        new text) written as the format writes a result."""
         callers = caller_messages(raw)
         if shaped:
             callers = self.rewritten(callers, core, shaped)

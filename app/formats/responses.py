@@ -436,11 +436,12 @@ def with_result_texts(
 def write(
     callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
 ) -> list[Any]:
-    """The caller's items with the items of the core range `removed` cut out and the notice in
-    their place (whole core messages leave, so a run leaves whole)."""
-    items = None
-    if removed is not None:
-        items = (caller_start(callers, core, removed[0]), caller_start(callers, core, removed[1]))
+    """The caller's items with the items of the core ranges `removed` cut out and the notice in
+    the first one's place (whole core messages leave, so a run leaves whole)."""
+    items = tuple(
+        (caller_start(callers, core, start), caller_start(callers, core, end))
+        for start, end in removed
+    )
     return splice(callers, items, None if notice is None else notice_message(notice))
 
 

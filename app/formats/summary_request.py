@@ -69,7 +69,7 @@ def write_summary_request(
     texts = {index: text for index, text in shaped.items() if index < end}
     callers = caller_messages(raw)
     head = callers.head(caller_end(callers, core, end))
-    removed = plan.replaced if plan.replaced is not None else (end, end)
+    removed = () if plan.replaced is None else (plan.replaced,)
     messages = dialect.write_window(head, core[:end], removed, plan.summary, texts)
     messages = dialect.with_user_text(messages, plan.instructions)
     system_key, messages_key_name = dialect.request_keys

@@ -23,17 +23,18 @@ def notice_message(text: str) -> JsonObject:
 
 
 def splice(callers: CallerMessages, removed: Removed, notice: JsonObject | None) -> list[Any]:
-    """The caller's messages without those in `removed` (caller indices [s, e); None: nothing
-    removed), the written `notice` (None: none) in their place, every other one as the window
-    carries it unchanged."""
-    size = len(callers)
-    if removed is None:
-        return callers.verbatim_slice(0, size)
-    start, end = removed
-    window = callers.verbatim_slice(0, start)
-    if notice is not None:
-        window.append(notice)
-    window += callers.verbatim_slice(end, size)
+    """The caller's messages without those in `removed` (ranges of caller indices [s, e); empty:
+    nothing removed), the written `notice` (None: none) in the first one's place, every other one
+    as the window carries it unchanged."""
+    window: list[Any] = []
+    position = 0
+    for start, end in removed:
+        window += callers.verbatim_slice(position, start)
+        if notice is not None:
+            window.append(notice)
+            notice = None
+        position = end
+    window += callers.verbatim_slice(position, len(callers))
     return window
 
 
@@ -73,7 +74,8 @@ class FieldTexts(Mapping[int, JsonObject]):
 def write_one_to_one(
     callers: CallerMessages, core: Sequence[Message], removed: Removed, notice: str | None
 ) -> list[Any]:
-    """The caller's messages with the core range `removed` cut out and the notice in its place."""
+    """The caller's messages with the core ranges `removed` cut out and the notice in the first
+    one's place."""
     return splice(callers, removed, None if notice is None else notice_message(notice))
 
 

@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 from app.core import defaults
 from app.core.collapse import CollapseMode
 from app.core.plan_types import StrategyKind
-from app.core.strategies import Fit, SlidingWindow, TokenBudget
+from app.core.strategies import Fit, Overflow, SlidingWindow, TokenBudget
 from app.core.strategies import Strategy as CoreStrategy
 from app.schemas.cap import CapChars
 from app.schemas.common import (
@@ -119,6 +119,13 @@ class FitStrategy(BaseModel):
         "the reply's room), counted in every total.",
     )
     keep_recent_turns: PositiveWhole = defaults.DEFAULT_FIT_KEEP_RECENT_TURNS
+    overflow: Overflow = Field(
+        defaults.DEFAULT_FIT_OVERFLOW,
+        description="When the span leaves the window over `target_tokens`, `fit` goes on: further "
+        "spans, then pinned turns, then the keep window's turns, then (`cap`) the kept results "
+        "capped and images replaced; `report` stops before the caps "
+        "(docs/rules.md#within-the-limit).",
+    )
 
     def core(self) -> CoreStrategy:
         """The core's strategy this option asks for."""
@@ -127,6 +134,7 @@ class FitStrategy(BaseModel):
             target_tokens=self.target_tokens,
             reserve_tokens=self.reserve_tokens,
             keep_recent_turns=self.keep_recent_turns,
+            overflow=self.overflow,
         )
 
 

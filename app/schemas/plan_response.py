@@ -21,6 +21,7 @@ from app.core.plan_types import (
     RefusalReason,
     Rung,
     ShapeAction,
+    Stage,
     StrategyKind,
 )
 from app.schemas.common import UsedFormat
@@ -135,14 +136,31 @@ class BudgetOut(BaseModel):
     total_before: int
     total_after: int
     met: bool = Field(
-        description="Engaged: `total_after <= target_tokens`, or for a held cut `total_after <= "
-        "max_tokens`. Not engaged: true (the window is within `max_tokens`)."
+        description="Engaged: `total_after <= target_tokens` when `stage` is `span` or "
+        "`further-spans`; `total_after <= max_tokens` for a held cut and for the later stages, "
+        "which aim at the limit. Not engaged: true (the window is within `max_tokens`)."
     )
     held: bool = Field(
         description="True when the plan held the previous `fit` cut (the last record of "
         "`prior_records`) instead of cutting to `target_tokens`, so the window keeps its prefix; "
         "else false (false when not engaged)."
     )
+    stage: Stage = Field(
+        description="The last stage that removed or shaped something: `span` (the span alone, "
+        "also when nothing was removed), `further-spans`, `pins`, `keep-window` or `caps` "
+        "(docs/rules.md#within-the-limit)."
+    )
+    released_pins: int = Field(description="The pinned turns that left (0 unless `pins` ran).")
+    spans: list[BudgetSpanOut] = Field(
+        description="Every maximal run of turns that left, in turn order, with the stage that "
+        "took it (a run two stages took is split where the stage changes); `[]` when nothing left."
+    )
+
+
+class BudgetSpanOut(BaseModel):
+    from_turn: int
+    through_turn: int
+    stage: Stage = Field(description="`span` for the first span, else the stage that took it.")
 
 
 class DroppedStandingOut(BaseModel):
@@ -155,10 +173,17 @@ class ShapedOut(BaseModel):
     window_index: int | None = Field(
         description="Its position in the new window; null when it was evicted."
     )
-    tool_call_id: str
+    tool_call_id: str | None = Field(
+        description="The result's call id; null on an `image-cleared` entry."
+    )
     action: ShapeAction
     chars_before: int
     chars_after: int
+    images: int | None = Field(
+        None,
+        description="On an `image-cleared` entry only: how many of the message's images were "
+        "replaced by `[image removed from the context window]`.",
+    )
 
 
 class DiagnosticOut(BaseModel):

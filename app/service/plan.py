@@ -27,6 +27,7 @@ from app.core.transcript import SurveyOf
 from app.core.turns import Survey, survey
 from app.core.window import plan_window
 from app.errors import FieldError, InvalidRequest
+from app.formats.dialect import Removed
 from app.formats.summary_request import messages_key, write_summary_request
 from app.schemas.types import MAX_INT64
 from app.service.plan_input import PlanInput, read_plan_input
@@ -34,7 +35,7 @@ from app.service.plan_input import PlanInput, read_plan_input
 # The core's entry point, `app.core.window.plan_window`, or a function that calls it.
 PlanCore = Callable[..., plan.WindowPlan]
 # What writes the window: (removed, notice text, shaped texts by core index) → the new window.
-WindowWriter = Callable[[tuple[int, int] | None, str | None, Mapping[int, str]], list[Any]]
+WindowWriter = Callable[[Removed, str | None, Mapping[int, str]], list[Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ def plan_request(raw: Any, max_messages: int, core: PlanCore = plan_window) -> P
     request = read_plan_input(raw, max_messages)
     dialect, callers, messages = request.dialect, request.callers, request.messages
 
-    def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
+    def write(removed: Removed, notice: str | None, texts: Mapping[int, str]) -> Any:
         return dialect.write_window(callers, messages, removed, notice, texts)
 
     return answered(request, write, core)
@@ -77,7 +78,7 @@ def plan_scanned(
     del scanned, fields
     surveyed, callers.survey = callers.survey, None
 
-    def write(removed: tuple[int, int] | None, notice: str | None, texts: Mapping[int, str]) -> Any:
+    def write(removed: Removed, notice: str | None, texts: Mapping[int, str]) -> Any:
         return dialect.write_window(callers, messages, removed, notice, texts)
 
     def survey_of(planned: Sequence[Message]) -> Survey:

@@ -206,6 +206,9 @@ async def test_under_fit_clearing_alone_meeting_the_target_removes_nothing(
         "total_after": cleared,
         "met": True,
         "held": False,
+        "stage": "span",
+        "released_pins": 0,
+        "spans": [],
     }
     assert answer["stats"]["tokens_shaped"] == cleared
     # One token short of the target: clearing is not enough, and removal takes the rest.

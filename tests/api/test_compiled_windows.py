@@ -53,10 +53,11 @@ def test_each_writer_writes_the_same_bytes_from_the_scan_as_from_the_list(
     shaped = {index: f"shaped {index}" for index in results[::3]}
     middle = len(core) // 2
     for removed, notice, texts in [
-        (None, None, {}),
-        ((1, middle), "a notice", {}),
-        ((1, middle), None, shaped),
-        (None, None, shaped),
+        ((), None, {}),
+        (((1, middle),), "a notice", {}),
+        (((1, middle),), None, shaped),
+        ((), None, shaped),
+        (((1, middle // 2), (middle, middle + 3)), "a notice", shaped),
     ]:
         from_scan = dialect.write_window(callers, core, removed, notice, texts)
         from_list = dialect.write_window(raw, core, removed, notice, texts)

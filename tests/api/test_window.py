@@ -94,6 +94,18 @@ BUDGET_KEYS = [
     "total_after",
     "met",
     "held",
+    "stage",
+    "released_pins",
+    "spans",
+]
+BUDGET_SPAN_KEYS = ["from_turn", "through_turn", "stage"]
+SHAPED_KEYS = [
+    "message_index",
+    "window_index",
+    "tool_call_id",
+    "action",
+    "chars_before",
+    "chars_after",
 ]
 REFUSAL_KEYS = ["reason", "turn_index", "message_index"]
 NOTICE_KEYS = ["content", "window_index", "rung"]
@@ -139,9 +151,14 @@ def assert_key_order(answer: dict[str, Any]) -> None:
         assert answer["strategy"] == "fit"
         assert list(answer)[list(answer).index("stats") + 1] == "budget"
         assert list(answer["budget"]) == BUDGET_KEYS
+        for span in answer["budget"]["spans"]:
+            assert list(span) == BUDGET_SPAN_KEYS
     assert keys in (TOP_KEYS, [*TOP_KEYS, "window"], WITHOUT_TURNS, [*WITHOUT_TURNS, "window"])
     if "shaped" in answer:  # docs/rules.md#the-shaped-answer: right after dropped_standings
         assert list(answer)[list(answer).index("dropped_standings") + 1] == "shaped"
+        for entry in answer["shaped"]:
+            images = ["images"] if entry["action"] == "image-cleared" else []
+            assert list(entry) == [*SHAPED_KEYS, *images]
     if answer["current_request"] is not None:
         assert list(answer["current_request"]) == CURRENT_REQUEST_KEYS
     turn_keys = [*TURN_KEYS[:4], "tokens", *TURN_KEYS[4:]] if counted else TURN_KEYS

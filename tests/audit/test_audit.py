@@ -46,21 +46,26 @@ def test_a_recorded_sample_checked_by_hand() -> None:
     step's prefix is messages 0–8, 3,434 tokens, so B = ceil(0.35 × 3,434) = ceil(1,201.9) = 1,202.
     Step 3's prefix (85 + 68 + 21 = 174) is under B: nothing engages, the window is the prefix,
     and, the file's first step, a miss billed in full (174). Step 5's prefix (174 + 1061 + 1009 =
-    2,244) is over B, so `fit` engages, but the last two turns and the last results are pinned,
-    so the window is the whole prefix again: it begins with step 3's window, so no miss, and it is
-    billed 0.1 × 174 + 2,070 = 2,087.4. Evidence: every identifier the calls use was first written
-    by the model itself (`/workspace/todo-app` in its first call) or appears nowhere before the
-    step (`8000`, the file contents it creates), so there is none: evidence kept is null.
+    2,244) is over B, so `fit` engages (docs/rules.md#within-the-limit): turn 0 is the request,
+    turns 1–2 the keep window; nothing may leave as a span, so the keep window yields turn 1
+    (messages 1–2, 89 tokens), while turn 2 holds the last assistant message and stays. Still over
+    the limit, the caps cut its 4,017-character result at 502 (a 447-character marker): turn 2
+    is then 1,177 tokens, most of them the file the call writes, and the window 85 + 1,177 =
+    1,262, over B with nothing left that may leave (a floor step). It begins with message 0 of
+    step 3's window only: a miss, billed 0.1 × 85 + 1,177 = 1,185.5. Evidence: every identifier
+    the calls use was first written by the model itself (`/workspace/todo-app` in its first call)
+    or appears nowhere before the step (`8000`, the file contents it creates), so there is none:
+    evidence kept is null.
     """
     audit = audit_of([OPENHANDS], {"fit": DEFAULT_CONFIGS["fit"]})
     (entry,) = audit.files
     assert (entry["format"], entry["steps"], entry["budget"]) == ("bedrock", 4, 1202)
     series = audit.figures["fit"].series
     assert [s.step for s in series] == [3, 5, 7, 9]
-    assert [s.tokens for s in series[:2]] == [174, 2244]
+    assert [s.tokens for s in series[:2]] == [174, 1262]
     assert [s.engaged for s in series[:2]] == [False, True]
-    assert [s.cache_miss for s in series[:2]] == [True, False]
-    assert [s.billed for s in series[:2]] == [174, pytest.approx(2087.4)]
+    assert [s.cache_miss for s in series[:2]] == [True, True]
+    assert [s.billed for s in series[:2]] == [174, pytest.approx(1185.5)]
     summary = audit.summary()["configurations"]["fit"]
     assert (summary["evidence"], summary["kept"], summary["evidence_kept"]) == (0, 0, None)
     assert summary["invalid_windows"] == 0

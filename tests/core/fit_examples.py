@@ -74,15 +74,32 @@ class FitExample:
 F1_STRATEGY = {"kind": "fit", "max_tokens": 450, "target_tokens": 350, "keep_recent_turns": 1}
 
 
-def budget(max_tokens: int, target: int, before: int, after: int, *, held: bool = False) -> dict:
+def budget(
+    max_tokens: int,
+    target: int,
+    before: int,
+    after: int,
+    *spans: tuple[int, int, str],
+    held: bool = False,
+    met: bool = True,
+    stage: str = "span",
+    released_pins: int = 0,
+) -> dict[str, Any]:
+    """The answer's `budget`, its `spans` given as `(from_turn, through_turn, stage)`."""
     return {
         "max_tokens": max_tokens,
         "target_tokens": target,
         "reserve_tokens": 0,
         "total_before": before,
         "total_after": after,
-        "met": True,
+        "met": met,
         "held": held,
+        "stage": stage,
+        "released_pins": released_pins,
+        "spans": [
+            {"from_turn": first, "through_turn": last, "stage": taken}
+            for first, last, taken in spans
+        ],
     }
 
 
@@ -92,7 +109,7 @@ FIT_EXAMPLES = [
         "F1",
         F1_STRATEGY,
         "se cr EV EV within-budget ikw",
-        budget(450, 350, 474, 349),
+        budget(450, 350, 474, 349, (2, 3, "span")),
         [2, 3, 4, 5],
         f_notice(4),
         349,
@@ -102,7 +119,7 @@ FIT_EXAMPLES = [
         "F2",
         {"kind": "fit", "max_tokens": 470, "target_tokens": 466, "keep_recent_turns": 1},
         "se cr EV within-budget within-budget ikw",
-        budget(470, 466, 474, 462),
+        budget(470, 466, 474, 462, (2, 2, "span")),
         [2, 3],
         f_notice(2),
         462,
@@ -113,7 +130,7 @@ FIT_EXAMPLES = [
         "F2h",
         F1_STRATEGY,
         "se cr EV EV EV within-budget ikw",
-        budget(450, 350, 587, 349),
+        budget(450, 350, 587, 349, (2, 4, "span")),
         [2, 3, 4, 5, 6, 7],
         f_notice(6),
         349,
@@ -125,7 +142,7 @@ FIT_EXAMPLES = [
         "F2h (max 470)",
         {**F1_STRATEGY, "max_tokens": 470},
         "se cr EV EV within-budget within-budget ikw",
-        budget(470, 350, 587, 462, held=True),
+        budget(470, 350, 587, 462, (2, 3, "span"), held=True),
         [2, 3, 4, 5],
         f_notice(4),
         462,

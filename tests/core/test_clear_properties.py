@@ -228,7 +228,7 @@ def test_under_fit_clearing_first_and_nothing_removed_when_it_is_enough(
         ]
     )
     if cleared_total <= target:
-        assert not result.engaged and result.removed is None and result.record is None
+        assert not result.engaged and result.removed == () and result.record is None
         assert result.budget.total_after == cleared_total and result.budget.met
     else:
         assert result.engaged

@@ -2,14 +2,19 @@
 budgets.
 
 - it never engages at or under `max_tokens`;
-- engaged, the window's total is within `target_tokens`, or the whole removable span went (or the
-  ladder refused it) and the budget says `met` false;
-- a met budget removed the fewest turns: one turn fewer would not have met it;
+- engaged, the window's total is within `target_tokens` with the span shortened, or the whole
+  removable span went (or the ladder refused it), and only then do the stages of
+  docs/rules.md#within-the-limit run;
+- a plan the span alone brings to the target removed the fewest turns: one turn fewer would not
+  have met it;
+- no window is over `max_tokens` unless every turn it keeps is one that never leaves and, with
+  `overflow` `cap`, every kept result is capped as far as the caps go;
 - the budget block adds up: total = system + window + reserve, before and after;
 - in a full-history agent run (each request the whole history grown by one turn, the last two
-  records sent back, the iteration counting), the previous cut is held exactly when the span
-  starts where it started, a turn ends where it ended, and its window fits `max_tokens` without
-  the ladder refusing it; a last record of another strategy holds nothing and never errors.
+  records sent back, the iteration counting), the previous cut is held whenever the span starts
+  where it started, a turn ends where it ended, and its window fits `max_tokens` without the
+  ladder refusing it; a held cut removes the caller messages the last one did; a last record of
+  another strategy holds nothing and never errors.
 
 The guarantees of docs/rules.md#guarantees (pins, the current request, unanswered calls, the keep
 window, one span) are the properties of `test_window_properties.py`, whose cases include `fit`.
@@ -19,12 +24,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import orjson
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from app.core.cap import marker_for
 from app.core.messages import Message
 from app.core.notice import climb_ladder
 from app.core.plan_types import Fit, PlanOptions, PriorRecord, WindowPlan
+from app.core.shaping import is_shaped
 from app.core.tokens import estimate_tokens, message_tokens, text_message_tokens
 from app.core.turns import segment_turns
 from app.core.window import plan_window
@@ -75,7 +83,7 @@ def test_fit_engages_iff_the_total_is_over_max_tokens(case: tuple[list[Message],
     assert result.budget.total_after == result.stats.tokens_after + fit.reserve_tokens
     if not result.engaged:
         assert result.budget.met and result.budget.total_after == total
-        assert result.removed is None
+        assert result.removed == ()
 
 
 def whole_span(messages: list[Message], options: PlanOptions) -> WindowPlan:
@@ -93,29 +101,39 @@ def test_an_engaged_fit_meets_its_target_or_removes_the_whole_span(
 ):
     messages, options = case
     result = plan_window(messages, options)
-    assume(result.engaged)
+    assume(result.engaged and not (result.budget and result.budget.held))
     budget = result.budget
     assert budget is not None
-    assert budget.met == (budget.total_after <= budget.target_tokens)
     longest = whole_span(messages, options)
     span = span_of(longest)
+    ours = span_of(result)
+    if budget.stage != "span":
+        # The stages ran: the span left whole (or was refused) and left the window over target.
+        assert ours == span
+        event(f"stage {budget.stage}")
+        return
+    assert budget.met == (budget.total_after <= budget.target_tokens)
     if not budget.met:
-        assert result.evicted == longest.evicted and result.refusals == longest.refusals
+        assert ours == span
+        assert result.evicted == longest.evicted or not longest.budget.spans[1:]
     else:
         # The shortened span starts where the longest does and ends no later.
-        assert span is not None and result.evicted
-        assert result.evicted[0] == span[0] and result.evicted[-1] <= span[1]
+        assert span is not None and ours is not None
+        assert ours[0] == span[0] and ours[1] <= span[1]
     within = [t["index"] for t in result.turns if t["held_by"] == "within-budget"]
     if within:
-        assert span is not None
-        assert within == list(range(result.evicted[-1] + 1, span[1] + 1))
+        assert span is not None and ours is not None
+        assert within == list(range(ours[1] + 1, span[1] + 1))
 
 
 def span_of(plan: WindowPlan) -> tuple[int, int] | None:
-    """The span the engine chose: the evicted turns, or the turns whose drop the ladder refused."""
-    turns = list(plan.evicted) or [
-        t["index"] for t in plan.turns if t["held_by"] == "replacement-not-smaller"
-    ]
+    """The span the engine chose: the turns the first span took, or the turns whose drop the
+    ladder refused."""
+    assert plan.budget is not None
+    taken = [(s.from_turn, s.through_turn) for s in plan.budget.spans if s.stage == "span"]
+    if taken:
+        return taken[0]
+    turns = [t["index"] for t in plan.turns if t["held_by"] == "replacement-not-smaller"]
     return (turns[0], turns[-1]) if turns else None
 
 
@@ -168,6 +186,7 @@ def test_one_turn_fewer_would_not_have_met_the_target(case: tuple[list[Message],
     messages, options = case
     result = plan_window(messages, options)
     assume(result.engaged and result.budget is not None and result.budget.met and result.evicted)
+    assume(result.budget.stage == "span")
     first, last = result.evicted[0], result.evicted[-1]
     assert window_total(messages, result, first, last, options) == result.budget.total_after
     for shorter in range(first, last):
@@ -266,15 +285,25 @@ def test_a_full_history_agent_keeps_its_cut_while_it_fits(
         expected = None
         if result.engaged:
             expected = held_cut_expected(messages, result, request, count)
-        assert budget.held == (expected is not None)
+        # A cut the span alone can hold is held; a held cut that the span alone cannot make
+        # reaches into the turns after the span (docs/rules.md#within-the-limit).
+        if expected is not None:
+            assert budget.held
         held += budget.held
+        if budget.held:
+            assert len(result.evicted_messages) == count
+            assert budget.total_after <= budget.max_tokens and budget.met
+            assert budget.stage in ("span", "further-spans")
+            if expected is None:
+                assert budget.stage == "further-spans"
+            # The span starts where it did: the cut is the previous one, kept, and the window's
+            # prefix with it.
+            if result.evicted_messages[0] == cuts[-1][0]:
+                assert result.evicted_messages == cuts[-1]
         if expected is not None:
             start, total = expected
             assert result.evicted_messages == tuple(range(start, start + count))
-            assert budget.total_after == total and budget.met
-            # The span starts where it did: the cut is the previous one, kept.
-            if start == cuts[-1][0]:
-                assert result.evicted_messages == cuts[-1]
+            assert budget.total_after == total
         # A last record of another strategy (or none named) holds nothing and is no error.
         if records:
             relabelled = (*records[-2:-1], replace(records[-1], strategy=other))
@@ -285,3 +314,95 @@ def test_a_full_history_agent_keeps_its_cut_while_it_fits(
             records.append(prior_record(result.record))
             cuts.append(result.evicted_messages)
     event("a cut was held" if held else "no cut was held")
+
+
+# The refusals whose turns never leave in any stage (docs/rules.md#within-the-limit).
+NEVER_LEAVING = {
+    "current-request",
+    "system-envelope",
+    "paused-tool",
+    "pending-check-in",
+    "unresolved-tool-call",
+    "replacement-not-smaller",
+}
+
+
+def never_leaves(
+    messages: list[Message], result: WindowPlan, index: int, options: PlanOptions
+) -> bool:
+    """Whether a kept turn is one the stages may not take: what holds it now, what it holds, the
+    last assistant message's turn and those after, or a turn whose removal would open the window
+    on a non-user message."""
+    segments = segment_turns(messages)
+    turn = result.turns[index]
+    held = messages[segments[index].start : segments[index].end]
+    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    request = result.current_request
+    if turn["held_by"] in NEVER_LEAVING or index >= last_assistant_turn(messages):
+        return True
+    if request is not None and request.turn_index == index:
+        return True
+    if any(m.role == "system" for m in held):
+        return True
+    if any(call.id not in answered for m in held for call in m.tool_calls):
+        return True
+    paused = options.paused
+    if paused is not None and any(
+        m.tool_call_id == paused.tool_call_id or paused.tool_call_id in [c.id for c in m.tool_calls]
+        for m in held
+    ):
+        return True
+    kept_after = [t["index"] for t in result.turns if t["fate"] == "kept" and t["index"] > index]
+    opening = all(
+        t["fate"] == "evicted" or messages[segments[t["index"]].start].role == "system"
+        for t in result.turns[:index]
+    )
+    if opening and result.notice is None and kept_after:
+        return messages[segments[kept_after[0]].start].role != "user"
+    return False
+
+
+def last_assistant_turn(messages: list[Message]) -> int:
+    segments = segment_turns(messages)
+    for segment in reversed(segments):
+        if any(m.role == "assistant" for m in messages[segment.start : segment.end]):
+            return segment.turn
+    return len(segments)
+
+
+@given(fit_cases(engaged=True))
+def test_no_window_is_over_the_limit_while_anything_may_still_leave(
+    case: tuple[list[Message], PlanOptions],
+):
+    messages, options = case
+    result = plan_window(messages, options)
+    budget = result.budget
+    assert budget is not None
+    fit = fit_of(options)
+    if budget.stage in ("pins", "keep-window", "caps"):
+        assert budget.met == (budget.total_after <= budget.max_tokens)
+    if fit.overflow == "report":
+        assert budget.stage != "caps"
+        assert not any(s.action == "capped" for s in result.shaped_results if options.cap is None)
+    if budget.total_after <= budget.max_tokens:
+        return
+    event(f"over the limit, {fit.overflow}")
+    for turn in result.turns:
+        if turn["fate"] == "kept":
+            assert never_leaves(messages, result, turn["index"], options), turn
+    if fit.overflow == "cap":
+        texts = {s.index: s.content for s in result.shaped_results}
+        evicted = set(result.evicted)
+        segments = segment_turns(messages)
+        for segment in segments:
+            if segment.turn in evicted:
+                continue
+            for position in range(segment.start, segment.end):
+                message = messages[position]
+                text = texts.get(position, message.content)
+                if message.role != "tool" or message.not_dispatched or not message.tool_call_id:
+                    continue
+                if len(text) <= 256 or is_shaped(text):
+                    continue
+                marker = orjson.dumps(marker_for(text, "x", 256)).decode()
+                assert len(marker) >= len(text)  # no cap could shorten it

@@ -129,7 +129,7 @@ def test_s2_removal_sees_shaped_characters() -> None:
     result = shaped_plan(S1, keep=1, ltr=0, ledger=ledger_rows(c2="noise"), **BOTH)
     assert req(result) == (0, 0)
     assert held(result) == "cr EV EV ikw"
-    assert result.removed == (1, 5)
+    assert result.removed == ((1, 5),)
     assert result.notice is None  # 257 shaped characters: rich (425) and plain (287) not smaller
     assert window(S1, result) == W(U(TASK), R("c3", "look"))
     assert stats(result) == "m 7→3 t 4→2 c 671→51"
@@ -603,7 +603,7 @@ def test_a_shaped_result_after_a_notice_reports_its_window_position() -> None:
     """The span (turns 1–2, 1,000 characters) leaves with a notice; the capped c3 moves up."""
     messages = W(U(TASK), R("c1", "look", X), R("c2", "look", X), R("c3", "probe", X))
     result = shaped_plan(messages, keep=1, ltr=0, cap=CapOption(450, {"look": 1000}))
-    assert result.removed == (1, 5) and result.notice is not None
+    assert result.removed == ((1, 5),) and result.notice is not None
     assert result.notice.window_index == 1
     assert entries(result) == [(6, 3, "c3", "capped", 500, 450)]
     new = window(messages, result)

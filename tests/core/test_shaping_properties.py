@@ -447,9 +447,9 @@ def shaping_on(opts: PlanOptions) -> bool:
 
 def window_positions(messages: Sequence[Message], result: WindowPlan) -> dict[int, int]:
     """Core index → position in the new window, for the messages that stay."""
-    if result.removed is None:
+    if result.removed == ():
         return {index: index for index in range(len(messages))}
-    start, end = result.removed
+    ((start, end),) = result.removed
     shift = (end - start) - (0 if result.notice is None else 1)
     kept = [*range(start), *range(end, len(messages))]
     return {index: index if index < start else index - shift for index in kept}
@@ -576,9 +576,9 @@ def test_shaping_is_idempotent(case: tuple[list[Message], PlanOptions]) -> None:
     first = plan_window(messages, opts)
     sent = window(messages, first)
     again = plan_window(sent, opts)
-    if first.removed is None:
+    if first.removed == ():
         assert again.shaped_results == ()
-        assert again.removed is None  # the same transcript, as planned: the same decisions
+        assert again.removed == ()  # the same transcript, as planned: the same decisions
         assert window(sent, again) == sent
         return
     for entry in again.shaped_results:
@@ -613,7 +613,7 @@ def test_the_transcripts_cover_what_they_claim() -> None:
             seen.add(entry.action)
             if entry.tool_name is None:
                 seen.add("capped-unnamed")
-        if plan_window(messages, opts).removed is not None:
+        if plan_window(messages, opts).removed != ():
             seen.add("removed")
 
     collect()

@@ -53,7 +53,7 @@ def test_the_summary_message_text() -> None:
 
 def test_s1_the_request() -> None:
     result = plan_window(S1, OPTIONS)
-    assert result.removed == (1, 5) and result.notice is not None
+    assert result.removed == ((1, 5),) and result.notice is not None
     assert result.notice.window_index == 1
     assert result.summaries is not None
     assert result.summaries.request == SummaryRequestPlan(
@@ -79,7 +79,7 @@ def test_s2_the_summary_in_place() -> None:
 
 def test_s3_the_span_grew() -> None:
     result = plan_window(S3, replace(OPTIONS, summaries=(S2_ENTRY,)))
-    assert result.removed == (1, 7)
+    assert result.removed == ((1, 7),)
     assert result.notice is not None
     assert result.notice.content == summary_message(4, 2, "S")
     assert result.summaries is not None and result.summaries.used == (1, 4)
@@ -127,7 +127,7 @@ def test_an_entry_that_applies_appears_once_where_the_notice_would_be(
     # Without clear, so that the window is counted from the messages as sent.
     options = replace(options, summaries=(), summarize=None, clear=None)
     plain = plan_window(messages, options)
-    assume(plain.notice is not None and plain.removed is not None)
+    assume(plain.notice is not None and plain.removed != ())
     ends = turn_ends(plain)
     lo = plain.evicted_messages[0]
     through = data.draw(st.sampled_from(ends), label="through")
@@ -138,10 +138,10 @@ def test_an_entry_that_applies_appears_once_where_the_notice_would_be(
     if result.summaries.used is None:
         assert result.notice is None or result.notice.rung != "summary"
         return
-    assert result.notice is not None and result.removed is not None
+    assert result.notice is not None and result.removed != ()
     assert result.notice.rung == "summary"
     window = new_window(messages, result)
-    start, end = result.removed
+    ((start, end),) = result.removed
     # Exactly one summary message, where the notice goes: nothing else moved.
     assert window == [*messages[:start], Message("user", result.notice.content), *messages[end:]]
     assert sum(message.content == result.notice.content for message in window) == 1

@@ -97,7 +97,7 @@ def check(result: WindowPlan, expect: dict[str, Any]) -> None:
         if key == "notice" and "notice" not in expect and "notice_len" in expect:
             continue
         assert READERS[key](result) == value, key
-    if result.removed is None:
+    if result.removed == ():
         assert result.evicted_messages == () and result.stats.removed_message_count == 0
         assert result.stats.messages_after == result.stats.messages_before
 
@@ -246,7 +246,7 @@ def test_caller_indices_silent_removal_of_a_shared_message() -> None:
     assert req(result) == (2, 2)
     assert held(result) == "EV EV cr ikw ikw"
     assert ref(result) == [("cr", 2, 2), ("ikw", 3, 3), ("ikw", 4, 5)]
-    assert result.removed == (0, 3)
+    assert result.removed == ((0, 3),)
     # caller message 2 loses its result block and keeps its text: it is listed, and it stays
     assert result.evicted_messages == (0, 1, 2)
     assert result.stats.removed_message_count == 3
@@ -269,7 +269,7 @@ def test_caller_indices_kept_request_path() -> None:
     result = plan(messages, keep=2, ltr=0)
     assert req(result) == (0, 0)
     assert held(result) == "cr EV EV ikw ikw"
-    assert result.removed == (1, 4)
+    assert result.removed == ((1, 4),)
     assert result.evicted_messages == (1, 2)
     assert result.notice is not None
     assert result.notice.rung == "plain" and len(result.notice.content) == 287
@@ -295,7 +295,7 @@ def test_caller_indices_of_pins() -> None:
     assert lf(result) == "[observer@3/3:42{c1}] y0 L4"
     assert held(result) == "cr ltr EV ltr ikw ikw"
     assert ref(result) == [("cr", 0, 0), ("ltr", 1, 1), ("ltr", 3, 3), ("ikw", 4, 5), ("ikw", 5, 7)]
-    assert result.removed == (3, 4) and result.evicted_messages == (2,)
+    assert result.removed == ((3, 4),) and result.evicted_messages == (2,)
     assert stats(result) == "m 9→9 t 6→5 c 101→97"
     assert result.stats.removed_message_count == 1
 

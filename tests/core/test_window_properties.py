@@ -4,6 +4,7 @@ docs/rules.md#summaries)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 from itertools import groupby
@@ -115,7 +116,8 @@ def fit_strategies(draw: st.DrawFn, messages: list[Message], keep: int) -> Fit:
     reserve = draw(st.sampled_from([0, 0, 7, 40]))
     max_tokens = draw(st.integers(max(1, (total + reserve) // 3), total + reserve + 20))
     target = draw(st.one_of(st.none(), st.integers(1, max_tokens)))
-    return Fit(max_tokens, target, reserve, keep)
+    overflow = draw(st.sampled_from(["cap", "report"]))
+    return Fit(max_tokens, target, reserve, keep, overflow)
 
 
 def call_ids(messages: list[Message]) -> list[str]:
@@ -206,25 +208,80 @@ def cc_of(case: Case, result: WindowPlan) -> int:
     return max(0, len(result.turns) - case.options.strategy.keep_recent_turns)
 
 
+def turn_end(result: WindowPlan, index: int) -> int:
+    return result.turns[index]["start"] + result.turns[index]["length"]
+
+
+def evicted_runs(result: WindowPlan) -> list[tuple[int, int]]:
+    """The maximal runs of consecutive evicted turns."""
+    runs: list[tuple[int, int]] = []
+    for index in result.evicted:
+        if runs and runs[-1][1] == index - 1:
+            runs[-1] = (runs[-1][0], index)
+        else:
+            runs.append((index, index))
+    return runs
+
+
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Reported spans with the ones that touch joined (a run two stages took is two spans)."""
+    runs: list[tuple[int, int]] = []
+    for first, last in spans:
+        if runs and runs[-1][1] == first - 1:
+            runs[-1] = (runs[-1][0], last)
+        else:
+            runs.append((first, last))
+    return runs
+
+
+def first_span(result: WindowPlan) -> tuple[int, int] | None:
+    """The turns of the span of docs/rules.md#choosing-the-span that left (None: none), the
+    one the notice stands for."""
+    if result.budget is not None:
+        spans = [span for span in result.budget.spans if span.stage == "span"]
+        return (spans[0].from_turn, spans[0].through_turn) if spans else None
+    return (result.evicted[0], result.evicted[-1]) if result.evicted else None
+
+
+def last_assistant_turn(messages: list[Message]) -> int:
+    """The turn of the last assistant message (the turn count when there is none)."""
+    segments = segment_turns(messages)
+    for segment in reversed(segments):
+        if any(m.role == "assistant" for m in messages[segment.start : segment.end]):
+            return segment.turn
+    return len(segments)
+
+
 @given(cases())
 def test_every_turn_is_kept_or_evicted_once_and_one_span_leaves(case: Case) -> None:
     result = plan_window(case.messages, case.options)
     turns = range(len(result.turns))
     assert sorted([*result.kept, *result.evicted]) == list(turns)
     assert [t["fate"] == "evicted" for t in result.turns] == [i in result.evicted for i in turns]
-    if result.evicted:
-        assert list(result.evicted) == list(range(result.evicted[0], result.evicted[-1] + 1))
-    if result.removed is None:
+    runs = evicted_runs(result)
+    if not isinstance(case.options.strategy, Fit):
+        assert len(runs) <= 1  # one span
+    else:
+        # Several spans only as docs/rules.md#within-the-limit takes them, each reported.
+        assert result.budget is not None
+        reported = [(span.from_turn, span.through_turn) for span in result.budget.spans]
+        assert merged(reported) == runs
+        assert len(runs) <= 1 or result.budget.stage != "span"
+    if result.removed == ():
         assert result.evicted == () and result.evicted_messages == () and result.notice is None
     else:
-        start, end = result.removed
-        first, last = result.turns[result.evicted[0]], result.turns[result.evicted[-1]]
-        # whole turns only: the range starts and ends on turn boundaries
-        assert (first["start"], last["start"] + last["length"]) == (start, end)
-        assert result.evicted_messages == tuple(range(start, end))
-        assert result.stats.removed_message_count == end - start
+        # whole turns only: the ranges start and end on turn boundaries, and are apart
+        covered = [p for start, end in result.removed for p in range(start, end)]
+        assert covered == [
+            p
+            for index in result.evicted
+            for p in range(result.turns[index]["start"], turn_end(result, index))
+        ]
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(result.removed))
+        assert result.evicted_messages == tuple(covered)
+        assert result.stats.removed_message_count == len(covered)
     if not result.engaged:
-        assert result.refusals == () and result.record is None and result.removed is None
+        assert result.refusals == () and result.record is None and result.removed == ()
         assert all(turn["held_by"] is None for turn in result.turns)
 
 
@@ -250,6 +307,16 @@ def test_protected_turns_never_leave(case: Case) -> None:
         case.messages, case.options.request_text, frames=DEFAULT_FRAME_DETECTION
     )
     paused = case.options.paused
+    # Under `fit`, the keep window yields only to its stage, and the stages never take the
+    # last assistant message's turn or any after it (docs/rules.md#within-the-limit).
+    budget = result.budget
+    keep_yields = budget is not None and budget.stage in ("keep-window", "caps")
+    staged = set()
+    if budget is not None:
+        for span in budget.spans:
+            if span.stage != "span":
+                staged.update(range(span.from_turn, span.through_turn + 1))
+    assert all(turn < last_assistant_turn(case.messages) for turn in staged)
     for segment in segments:
         held = case.messages[segment.start : segment.end]
         protected = (
@@ -257,7 +324,7 @@ def test_protected_turns_never_leave(case: Case) -> None:
             or any(m.role == "system" for m in held)
             or any(call.id not in answered for m in held for call in m.tool_calls)
             or (paused is not None and paused.tool_call_id in call_ids(held))
-            or segment.turn >= cc_of(case, result)
+            or (segment.turn >= cc_of(case, result) and not keep_yields)
         )
         if protected:
             assert segment.turn not in result.evicted
@@ -293,8 +360,12 @@ def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
     case: Case,
 ) -> None:
     result = plan_window(case.messages, case.options)
-    # The window carries the shaped texts (cleared results): its figures count them.
-    texts = {shaped.index: shaped.content for shaped in result.shaped_results}
+    # The window carries the shaped texts (cleared and capped results): its figures count them.
+    texts = {
+        shaped.index: shaped.content
+        for shaped in result.shaped_results
+        if shaped.action != "image-cleared"
+    }
     sent = [
         message._replace(content=texts[index]) if index in texts else message
         for index, message in enumerate(case.messages)
@@ -304,12 +375,15 @@ def test_the_new_window_is_consistent_and_opens_on_a_user_after_a_front_removal(
     assert stats.messages_after == len(window)
     assert stats.chars_after == sum(len(m.content) for m in window)
     assert stats.turns_after == len(segment_turns(window))
-    if result.removed is not None and result.removed[0] == 0:
+    if result.removed != () and result.removed[0][0] == 0:
         assert window[0].role == "user"
     if result.notice is not None:
-        assert result.removed is not None
-        assert result.notice.window_index == result.removed[0]
-        start, end = result.removed
+        assert result.removed != ()
+        assert result.notice.window_index == result.removed[0][0]
+        span_turns = first_span(result)
+        assert span_turns is not None
+        start, end = result.turns[span_turns[0]]["start"], turn_end(result, span_turns[1])
+        assert start == result.removed[0][0]
         span = sent[start:end]
         if isinstance(case.options.strategy, Fit):  # the ladder compares tokens
             notice = text_message_tokens(result.notice.content, estimate_tokens)
@@ -334,7 +408,7 @@ def test_a_removal_right_after_the_envelope_leaves_a_user_message_there(case: Ca
     window = new_window(case.messages, result)
     front = envelope_messages(case.messages)
     assert window[:front] == case.messages[:front]
-    if result.removed is not None and result.removed[0] == front:
+    if result.removed != () and result.removed[0][0] == front:
         assert window[front].role == "user"
     if result.notice is not None:
         assert result.notice.window_index >= front
@@ -363,13 +437,12 @@ def test_sending_the_window_back_never_evicts_what_was_held(case: Case) -> None:
     window = new_window(case.messages, first)
     records = () if first.record is None else (prior_record(first.record),)
     second = plan_window(window, replace(case.options, prior_records=records))
-    shift = 0
-    if first.removed is not None:
-        shift = len(first.evicted) - (1 if first.notice is not None else 0)
     before, after = segment_turns(case.messages), segment_turns(window)
     for index in held_in(first):
         assert index not in first.evicted
-        mapped = index if not first.evicted or index < first.evicted[0] else index - shift
+        gone = sum(1 for turn in first.evicted if turn < index)
+        notice = first.notice is not None and bool(first.evicted) and first.evicted[0] < index
+        mapped = index - gone + notice
         assert window[after[mapped].start] is case.messages[before[index].start]
         assert mapped not in second.evicted
 
@@ -421,15 +494,20 @@ def test_indices_are_reported_in_caller_messages(case: Case) -> None:
     window = new_window(messages, result)
     keys = [object() if m.source is None else m.source for m in window]
     assert stats.messages_after == len(list(groupby(keys)))
-    if result.removed is None:
+    if result.removed == ():
         assert result.evicted_messages == () and stats.removed_message_count == 0
     else:
-        start, end = result.removed
-        assert result.evicted_messages == tuple(sorted(set(sources[start:end])))
+        covered = {sources[p] for start, end in result.removed for p in range(start, end)}
+        assert result.evicted_messages == tuple(sorted(covered))
         assert stats.removed_message_count == len(result.evicted_messages)
         if result.notice is not None:
+            start = result.removed[0][0]
             assert result.notice.window_index == len(set(sources[:start]))
-            removed = len(result.evicted_messages)
+            # The notice counts the span's caller messages alone (docs/rules.md#within-the-limit).
+            span_turns = first_span(result)
+            assert span_turns is not None
+            first_turn, last_turn = segments[span_turns[0]], segments[span_turns[1]]
+            removed = len(set(sources[first_turn.start : last_turn.end]))
             if result.notice.rung == "summary":  # `{M}` summarized and `{K}` more: N in all
                 counts = re.findall(
                     r"— (\d+) earlier|and (\d+) more removed", result.notice.content

@@ -221,12 +221,16 @@ def req(result: WindowPlan) -> tuple[int, int] | None:
 
 
 def new_window(messages: Sequence[Message], result: WindowPlan) -> list[Message]:
-    """The new core window: the span replaced by the notice, if any; else the transcript."""
-    if result.removed is None:
-        return list(messages)
-    start, end = result.removed
-    inserted = [] if result.notice is None else [Message("user", result.notice.content)]
-    return [*messages[:start], *inserted, *messages[end:]]
+    """The new core window: every removed range left out, the first replaced by the notice, if
+    any; the transcript when nothing was removed."""
+    window: list[Message] = []
+    position = 0
+    for number, (start, end) in enumerate(result.removed):
+        window += messages[position:start]
+        if number == 0 and result.notice is not None:
+            window.append(Message("user", result.notice.content))
+        position = end
+    return [*window, *messages[position:]]
 
 
 def run_requests(messages: Sequence[Message], count: int, **kwargs: Any) -> list[WindowPlan]:

@@ -81,7 +81,7 @@ def test_removal_in_the_middle_of_a_user_message_keeps_only_its_question_byte_fo
     core = read_messages(raw, "anthropic")
     # Turn 1 is the assistant's calls with both results (core 1..3); the question starts turn 2.
     assert turn_bounds(core)[1] == (1, 4)
-    window = write_window(raw, core, (1, 4), None, "anthropic")
+    window = write_window(raw, core, ((1, 4),), None, "anthropic")
     expected = (
         '[{"role": "user", "content": "Find the hottest rack."}, '
         '{"role": "user", "injected": false, "content": [{"type": "text", '
@@ -99,7 +99,7 @@ def test_removal_in_the_middle_of_a_user_message_keeps_only_its_question_byte_fo
 def test_removal_in_the_middle_with_the_notice() -> None:
     raw = answered_question()
     core = read_messages(raw, "anthropic")
-    window = write_window(raw, core, (1, 4), NOTICE, "anthropic")
+    window = write_window(raw, core, ((1, 4),), NOTICE, "anthropic")
     assert window == [
         raw[0],
         NOTICE_MESSAGE,
@@ -112,7 +112,7 @@ def test_removal_in_the_middle_with_the_notice() -> None:
 def test_removing_the_question_keeps_the_results_in_their_message() -> None:
     raw = answered_question()
     core = read_messages(raw, "anthropic")
-    window = write_window(raw, core, (4, 5), NOTICE, "anthropic")
+    window = write_window(raw, core, ((4, 5),), NOTICE, "anthropic")
     assert window == [
         raw[0],
         raw[1],
@@ -150,7 +150,7 @@ def test_kept_parts_of_one_message_on_both_sides_merge_back_in_block_order() -> 
         ("tool", (2,)),
         ("user", (0, 3)),
     ]
-    window = write_window(raw, core, (2, 3), None, "anthropic")
+    window = write_window(raw, core, ((2, 3),), None, "anthropic")
     assert window == [
         raw[0],
         {"role": "user", "content": [raw[1]["content"][i] for i in (0, 1, 3)]},
@@ -161,15 +161,15 @@ def test_kept_parts_of_one_message_on_both_sides_merge_back_in_block_order() -> 
 def test_a_message_with_nothing_kept_does_not_appear() -> None:
     raw = answered_question()
     core = read_messages(raw, "anthropic")
-    window = write_window(raw, core, (0, 5), NOTICE, "anthropic")
+    window = write_window(raw, core, ((0, 5),), NOTICE, "anthropic")
     assert window == [NOTICE_MESSAGE, raw[3]]
 
 
 def test_round_trip_is_the_callers_list() -> None:
     raw = answered_question()
-    assert write_window(raw, read_messages(raw, "anthropic"), None, None, "anthropic") == raw
+    assert write_window(raw, read_messages(raw, "anthropic"), (), None, "anthropic") == raw
     core = read_messages(raw, "anthropic")
-    window = write_window(raw, core, (0, 0), None, "anthropic")
+    window = write_window(raw, core, ((0, 0),), None, "anthropic")
     assert all(a is b for a, b in zip(window, raw, strict=True))
 
 

@@ -285,7 +285,7 @@ def test_a_server_side_tool_run_adds_no_call_and_no_result() -> None:
     for index, message in enumerate(raw):
         bedrock.read_message(message, index, problems, slow)
     assert not problems.errors and slow == core
-    assert write_window(raw, core, None, None, "bedrock") == raw
+    assert write_window(raw, core, (), None, "bedrock") == raw
     assert bedrock_violations(raw) == []
 
 
@@ -299,7 +299,7 @@ def test_blocks_leave_and_stay_with_their_core_message() -> None:
     turns = turn_bounds(core)
     # The call's turn leaves (its result and cache point with it); the screenshot stays with the
     # person's words, which the notice and the request before it join (the roles alternate).
-    window = write_window(raw, core, turns[1], NOTICE, "bedrock")
+    window = write_window(raw, core, (turns[1],), NOTICE, "bedrock")
     assert window == [
         user(text("Plot the temperatures."), text(NOTICE), IMAGE, text("Here is my screenshot.")),
         raw[3],
@@ -493,7 +493,7 @@ def assert_figures_hold(plan: WindowPlan, window: list[Any]) -> None:
 def test_nothing_removed_gives_back_the_callers_objects() -> None:
     raw = answered_question()
     core = read_messages(raw, "bedrock")
-    window = write_window(raw, core, None, None, "bedrock")
+    window = write_window(raw, core, (), None, "bedrock")
     assert all(a is b for a, b in zip(window, raw, strict=True))
     plan = plan_window(core, PlanOptions())
     assert place_window(raw, core, plan, "bedrock") is plan
@@ -503,7 +503,7 @@ def test_removing_one_text_block_keeps_the_rest_of_its_message_verbatim() -> Non
     raw = answered_question()
     core = read_messages(raw, "bedrock")
     assert turn_bounds(core)[2] == (4, 5)  # "And the coolest?" with its image and cache point
-    window = write_window(raw, core, (4, 5), None, "bedrock")
+    window = write_window(raw, core, ((4, 5),), None, "bedrock")
     assert window == [
         raw[0],
         raw[1],
@@ -533,7 +533,7 @@ def test_the_kept_request_path_puts_the_notice_at_the_end_of_the_request() -> No
         cap=CapOption(max_chars=10_000, max_chars_by_tool={"probe": 100}),
     )
     core, plan, window = placed(raw, options)
-    assert plan.removed == (1, 4)  # the calls of c1 and "q2"
+    assert plan.removed == ((1, 4),)  # the calls of c1 and "q2"
     assert plan.notice is not None and "Your current request is kept" in plan.notice.content
     assert window[0] == {"role": "user", "content": [text("task"), text(plan.notice.content)]}
     assert window[1:] == [raw[3], window[2], raw[5]]
@@ -560,7 +560,7 @@ def test_the_kept_request_notice_and_the_next_user_message_are_one_message() -> 
     ]
     options = PlanOptions(strategy=SlidingWindow(keep_recent_turns=1), request_text="task")
     _, plan, window = placed(raw, options)
-    assert plan.removed == (1, 3)  # the second text block and the assistant's answer
+    assert plan.removed == ((1, 3),)  # the second text block and the assistant's answer
     assert plan.notice is not None
     assert window == [
         user(text("task"), text(plan.notice.content), text("q2")),
@@ -579,7 +579,7 @@ def test_the_ordinary_path_puts_the_notice_first_in_the_next_user_message() -> N
     ]
     options = PlanOptions(strategy=SlidingWindow(keep_recent_turns=2), keep_last_tool_results=0)
     _, plan, window = placed(raw, options)
-    assert plan.removed == (0, 3)
+    assert plan.removed == ((0, 3),)
     assert plan.notice is not None and "current request" not in plan.notice.content
     assert window == [
         user(text(plan.notice.content), IMAGE, raw[2]["content"][2]),
@@ -600,7 +600,7 @@ def test_the_notice_stands_alone_between_assistant_messages_or_at_the_front() ->
     ]
     options = PlanOptions(strategy=SlidingWindow(keep_recent_turns=2), keep_last_tool_results=0)
     _, plan, window = placed(raw, options)
-    assert plan.removed == (0, 3)
+    assert plan.removed == ((0, 3),)
     assert plan.notice is not None
     assert window == [user(text(plan.notice.content)), raw[3], raw[4]]
     assert (plan.stats.messages_after, plan.notice.window_index) == (3, 0)
@@ -624,7 +624,7 @@ def test_two_user_messages_left_side_by_side_are_one() -> None:
         request_text="task",
     )
     _, plan, window = placed(raw, options)
-    assert plan.removed == (3, 6)  # "q2", the call of c2 and its result
+    assert plan.removed == ((3, 6),)  # "q2", the call of c2 and its result
     assert plan.notice is None
     merged = {**raw[2], "content": [raw[2]["content"][0], raw[4]["content"][1]]}
     assert window == [raw[0], raw[1], merged, raw[5], raw[6]]
@@ -645,7 +645,7 @@ def test_two_assistant_messages_left_side_by_side_are_one_keeping_the_first_ones
     ]
     options = PlanOptions(strategy=SlidingWindow(keep_recent_turns=2), request_text="task")
     _, plan, window = placed(raw, options)
-    assert plan.removed == (2, 3)
+    assert plan.removed == ((2, 3),)
     assert window == [
         raw[0],
         {"role": "assistant", "content": [use("c9"), use("c8")], "meta": 1},

@@ -71,10 +71,10 @@ def test_a_list_and_its_wrapping_write_the_same_window() -> None:
     dialect = dialect_of("anthropic")
     core = read_messages(TOOL_TURN, "anthropic")
     for removed, notice, shaped in [
-        (None, None, {}),
-        ((0, 2), "notice", {}),
-        ((0, 2), None, {2: "short"}),
-        (None, None, {2: "short"}),
+        ((), None, {}),
+        (((0, 2),), "notice", {}),
+        (((0, 2),), None, {2: "short"}),
+        ((), None, {2: "short"}),
     ]:
         plain = dialect.write_window(TOOL_TURN, core, removed, notice, shaped)
         wrapped = dialect.write_window(ListCallers(TOOL_TURN), core, removed, notice, shaped)

@@ -161,19 +161,19 @@ def test_kept_around_the_artifact_the_message_is_written_back_from_its_blocks() 
         "assistant",
     ]
     # The thinking part's turn leaves: the artifact and the blocks after it stay, verbatim.
-    window = write_window(raw, core, turns[2], None, "anthropic")
+    window = write_window(raw, core, (turns[2],), None, "anthropic")
     assert window[:3] == raw[:3]
     assert window[3] == {"role": "assistant", "content": raw[3]["content"][1:]}
     assert all(a is b for a, b in zip(window[3]["content"], raw[3]["content"][1:], strict=True))
     assert window[4:] == raw[4:]
     # The turns before it leave with a notice: the artifact's message is whole and the same object.
-    window = write_window(raw, core, (turns[1][0], turns[3][0]), NOTICE, "anthropic")
+    window = write_window(raw, core, ((turns[1][0], turns[3][0]),), NOTICE, "anthropic")
     assert window[0] is raw[0] and window[2] is not raw[3]
     assert window[2]["content"] == raw[3]["content"][1:]
     # Nothing removed: the caller's list.
-    assert write_window(raw, core, None, None, "anthropic") == raw
+    assert write_window(raw, core, (), None, "anthropic") == raw
     # The turn after the artifact leaves: its blocks go, the artifact's block stays alone.
-    window = write_window(raw, core, turns[4], None, "anthropic")
+    window = write_window(raw, core, (turns[4],), None, "anthropic")
     assert window[3] == {"role": "assistant", "content": raw[3]["content"][:2]}
     assert window[4] is raw[5]
 
@@ -218,7 +218,7 @@ def test_the_last_compaction_item_is_a_system_message_earlier_ones_join_their_ru
 def test_compaction_items_are_written_back_verbatim() -> None:
     raw = compacted_items()
     core = read_messages(raw, "responses")
-    window = write_window(raw, core, (1, 6), NOTICE, "responses")
+    window = write_window(raw, core, ((1, 6),), NOTICE, "responses")
     assert window == [raw[0], {"role": "user", "content": NOTICE}, *raw[8:]]
     assert window[2] is raw[8]
-    assert write_window(raw, core, None, None, "responses") == raw
+    assert write_window(raw, core, (), None, "responses") == raw

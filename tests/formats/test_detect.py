@@ -144,4 +144,4 @@ def test_unknown_format_names_are_a_programming_error() -> None:
     with pytest.raises(ValueError):
         read_messages([], "auto")
     with pytest.raises(ValueError):
-        write_window([], [], None, None, "yaml")
+        write_window([], [], (), None, "yaml")

@@ -392,7 +392,7 @@ def test_null_fields_count_as_absent() -> None:
 
 def written(raw: list[Any], removed: tuple[int, int] | None, notice: str | None) -> list[Any]:
     core = read_messages(raw, "gemini")
-    return write_window(raw, core, removed, notice, "gemini")
+    return write_window(raw, core, () if removed is None else (removed,), notice, "gemini")
 
 
 def test_nothing_removed_gives_the_contents_back() -> None:
@@ -407,7 +407,7 @@ def test_a_removed_turn_leaves_its_results_and_the_question_stays() -> None:
     raw = racks()
     core = read_messages(raw, "gemini")
     assert turn_bounds(core) == [(0, 1), (1, 4), (4, 5), (5, 6)]
-    window = write_window(raw, core, (1, 4), NOTICE, "gemini")
+    window = write_window(raw, core, ((1, 4),), NOTICE, "gemini")
     assert window == [
         raw[0],
         NOTICE_CONTENT,
@@ -421,7 +421,7 @@ def test_a_removed_turn_leaves_its_results_and_the_question_stays() -> None:
 def test_kept_parts_are_byte_identical_signature_included() -> None:
     raw = racks()
     core = read_messages(raw, "gemini")
-    window = write_window(raw, core, (0, 1), None, "gemini")
+    window = write_window(raw, core, ((0, 1),), None, "gemini")
     assert window[0] is raw[1]
     assert orjson.dumps(window) == orjson.dumps(raw[1:])
     assert window[0]["parts"][3]["thoughtSignature"] == SIGNATURE
@@ -430,7 +430,7 @@ def test_kept_parts_are_byte_identical_signature_included() -> None:
 def test_the_notice_without_removal_of_parts_and_at_the_end() -> None:
     raw = racks()
     core = read_messages(raw, "gemini")
-    assert write_window(raw, core, (4, 6), NOTICE, "gemini") == [
+    assert write_window(raw, core, ((4, 6),), NOTICE, "gemini") == [
         raw[0],
         raw[1],
         {**raw[2], "parts": raw[2]["parts"][:2]},
@@ -442,7 +442,7 @@ def test_shaped_results_are_written_as_response_output() -> None:
     raw = racks()
     core = read_messages(raw, "gemini")
     raw[2]["parts"][1]["functionResponse"]["id"] = "kept-id"
-    window = write_window(raw, core, None, None, "gemini", {3: "[capped]"})
+    window = write_window(raw, core, (), None, "gemini", {3: "[capped]"})
     assert window[2]["parts"][1] == {
         "functionResponse": {"name": "look", "response": {"output": "[capped]"}, "id": "kept-id"}
     }

@@ -64,7 +64,7 @@ def test_tool_fields_are_read_on_tool_messages_only() -> None:
 
 def test_round_trip_is_the_callers_list() -> None:
     raw = transcript()
-    window = write_window(raw, read_messages(raw, "native"), None, None, "native")
+    window = write_window(raw, read_messages(raw, "native"), (), None, "native")
     assert window == raw
     assert all(a is b for a, b in zip(window, raw, strict=True))
 
@@ -73,7 +73,7 @@ def test_notice_takes_the_removed_range() -> None:
     raw = transcript()
     before = copy.deepcopy(raw)
     core = read_messages(raw, "native")
-    window = write_window(raw, core, (2, 5), NOTICE, "native")
+    window = write_window(raw, core, ((2, 5),), NOTICE, "native")
     assert window == [raw[0], raw[1], {"role": "user", "content": NOTICE}, raw[5], raw[6]]
     assert window[0] is raw[0] and window[3] is raw[5]
     assert len(window) == run_count(core, (2, 5), True)
@@ -83,7 +83,7 @@ def test_notice_takes_the_removed_range() -> None:
 def test_silent_removal_at_the_front() -> None:
     raw = transcript()
     core = read_messages(raw, "native")
-    window = write_window(raw, core, (0, 5), None, "native")
+    window = write_window(raw, core, ((0, 5),), None, "native")
     assert window == raw[5:]
     assert len(window) == run_count(core, (0, 5), False)
 

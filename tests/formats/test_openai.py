@@ -102,7 +102,7 @@ def test_unknown_part_types_add_nothing() -> None:
 
 def test_round_trip_is_the_callers_list() -> None:
     raw = transcript()
-    window = write_window(raw, read_messages(raw, "openai"), None, None, "openai")
+    window = write_window(raw, read_messages(raw, "openai"), (), None, "openai")
     assert window == raw
     assert all(a is b for a, b in zip(window, raw, strict=True))
 
@@ -110,7 +110,7 @@ def test_round_trip_is_the_callers_list() -> None:
 def test_notice_takes_the_removed_range_verbatim_around_it() -> None:
     raw = transcript()
     core = read_messages(raw, "openai")
-    window = write_window(raw, core, (2, 6), NOTICE, "openai")
+    window = write_window(raw, core, ((2, 6),), NOTICE, "openai")
     assert window == [raw[0], raw[1], {"role": "user", "content": NOTICE}, raw[6], raw[7]]
     assert all(window[i] is raw[j] for i, j in [(0, 0), (1, 1), (3, 6), (4, 7)])
     assert len(window) == run_count(core, (2, 6), True)
@@ -119,7 +119,7 @@ def test_notice_takes_the_removed_range_verbatim_around_it() -> None:
 def test_silent_removal_further_in() -> None:
     raw = transcript()
     core = read_messages(raw, "openai")
-    assert write_window(raw, core, (3, 6), None, "openai") == [*raw[:3], *raw[6:]]
+    assert write_window(raw, core, ((3, 6),), None, "openai") == [*raw[:3], *raw[6:]]
 
 
 def call(**fields: Any) -> dict[str, Any]:

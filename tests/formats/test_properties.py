@@ -268,7 +268,7 @@ def window_pieces(window: list[Any], raw: list[Any], format: str) -> list[Any]:
         if isinstance(message["content"], list)
         for position, block in enumerate(message["content"])
     }
-    notice = write_window([], [], (0, 0), NOTICE, format)[0]
+    notice = write_window([], [], ((0, 0),), NOTICE, format)[0]
     pieces: list[Any] = []
     for item in window:
         if id(item) in message_at:
@@ -327,7 +327,7 @@ def check_whole_turn_removal(
     raw: list[Any], core: list[Message], removed: tuple[int, int], notice: bool, format: str
 ) -> None:
     text = NOTICE if notice else None
-    window = write_window(raw, core, removed, text, format)
+    window = write_window(raw, core, (removed,), text, format)
     assert len(window) == run_count(core, removed, notice)
     pieces = window_pieces(window, raw, format)
     assert pieces == expected_pieces(core, removed, notice, format)
@@ -348,7 +348,7 @@ def check_reading(raw: list[Any], core: list[Message], format: str) -> None:
     assert sources == sorted(sources)
     assert sorted(set(sources)) == list(range(len(raw)))
     assert run_count(core, (0, 0), False) == len(raw)
-    assert write_window(raw, core, None, None, format) == raw
+    assert write_window(raw, core, (), None, format) == raw
 
 
 @given(planned("native"))
@@ -386,7 +386,7 @@ def test_anthropic_any_range_merges_into_runs(raw: list[Any], data: st.DataObjec
     start = data.draw(st.integers(0, len(core)))
     end = min(len(core), start + data.draw(st.integers(0, 3)))
     notice = data.draw(st.booleans())
-    window = write_window(raw, core, (start, end), NOTICE if notice else None, "anthropic")
+    window = write_window(raw, core, ((start, end),), NOTICE if notice else None, "anthropic")
     assert len(window) == run_count(core, (start, end), notice)
     assert window_pieces(window, raw, "anthropic") == expected_pieces(
         core, (start, end), notice, "anthropic"

@@ -418,7 +418,7 @@ def test_every_violation_is_named_in_one_refusal() -> None:
 
 def window_of(raw: list[Any], removed: tuple[int, int] | None, notice: str | None) -> list[Any]:
     core = read_messages(raw, "responses")
-    return write_window(raw, core, removed, notice, "responses")
+    return write_window(raw, core, () if removed is None else (removed,), notice, "responses")
 
 
 def test_nothing_removed_gives_back_the_items() -> None:
@@ -445,7 +445,7 @@ def test_a_range_up_to_the_end_and_without_a_notice() -> None:
 def test_shaped_results_replace_output() -> None:
     raw = transcript()
     core = read_messages(raw, "responses")
-    window = write_window(raw, core, (5, 6), None, "responses", {3: "capped", 4: "ticket"})
+    window = write_window(raw, core, ((5, 6),), None, "responses", {3: "capped", 4: "ticket"})
     assert window[6] == {**raw[6], "output": "capped"}
     assert window[7] == {**raw[7], "output": "ticket"}
     assert list(window[7]) == list(raw[7])  # the keys in their order

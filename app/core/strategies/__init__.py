@@ -6,16 +6,19 @@ them beside the plan's other inputs.
 """
 
 from app.core.strategies.base import Strategy, StrategyKind, WholeSpan
-from app.core.strategies.fit import Budget, Fit, FitGoal
+from app.core.strategies.fit import Budget, BudgetSpan, Fit, FitGoal, Overflow, Stage
 from app.core.strategies.sliding_window import SlidingWindow
 from app.core.strategies.token_budget import Measured, TokenBudget
 
 __all__ = [
     "Budget",
+    "BudgetSpan",
     "Fit",
     "FitGoal",
     "Measured",
+    "Overflow",
     "SlidingWindow",
+    "Stage",
     "Strategy",
     "StrategyKind",
     "TokenBudget",

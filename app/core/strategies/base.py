@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 if TYPE_CHECKING:
     from app.core.plan_types import PriorRecord, Stats
-    from app.core.steps import Drop, Planning
-    from app.core.strategies.fit import Budget, FitGoal
+    from app.core.steps import Drop, Planning, Removal
+    from app.core.strategies.fit import Budget, FitGoal, Overflow
 
     # What the chosen span's removal would be: `drop_span(planning, first, last)`.
     DropSpan = Callable[[Planning, int, int], Drop]
@@ -63,6 +63,14 @@ class Strategy(Protocol):
         characters (tool-call arguments cost tokens that characters do not show)."""
         ...
 
+    @property
+    def overflow(self) -> Overflow | None:
+        """None for a strategy that removes one span and no more; for one that fits a token limit
+        (`fit`), what it does when that span leaves the window over its target: it then holds
+        its cut over several spans, and runs the stages of docs/rules.md#within-the-limit up to
+        the caps (`cap`) or stops before them (`report`)."""
+        ...
+
     def goal(
         self, total_before: int, prior_records: Sequence[PriorRecord], unmasked_total: int | None
     ) -> FitGoal | None:
@@ -82,7 +90,7 @@ class Strategy(Protocol):
         """What leaves of the span `first … last` the refusal engine allows."""
         ...
 
-    def budget(self, planning: Planning, stats: Stats, drop: Drop | None) -> Budget | None:
+    def budget(self, planning: Planning, stats: Stats, removal: Removal | None) -> Budget | None:
         """The answer's budget block (None: the strategy reports none)."""
         ...
 
@@ -98,6 +106,7 @@ class WholeSpan:
     reserve_tokens: ClassVar[int] = 0
     token_limit: ClassVar[int | None] = None
     weighs_tokens: ClassVar[bool] = False
+    overflow: ClassVar[Overflow | None] = None
 
     def goal(
         self, total_before: int, prior_records: Sequence[PriorRecord], unmasked_total: int | None
@@ -110,5 +119,5 @@ class WholeSpan:
     def drop(self, planning: Planning, first: int, last: int, drop_span: DropSpan) -> Drop:
         return drop_span(planning, first, last)
 
-    def budget(self, planning: Planning, stats: Stats, drop: Drop | None) -> Budget | None:
+    def budget(self, planning: Planning, stats: Stats, removal: Removal | None) -> Budget | None:
         return None

@@ -4,31 +4,39 @@
 is over `max_tokens`, the model's limit. The span the refusal engine allows is then shortened to
 the fewest turns that bring the window under `target_tokens`, so a cut leaves room to grow and the
 prefix stays the same for several requests (provider prompt caches pay only for an unchanged
-prefix); and when the previous plan was a `fit` cut that still fits `max_tokens`, that cut is
-held, so an agent that re-sends its whole history keeps its prefix too
-(docs/rules.md#the-fit-strategy). Sizes are weighed in tokens throughout: the notice ladder and
-the summaries compare tokens, and a summary request stays within `max_tokens`.
+prefix) (docs/rules.md#the-fit-strategy). When the previous plan was a `fit` cut that still fits
+`max_tokens`, that cut is held, and when the whole span leaves the window over its target, `fit`
+goes on (docs/rules.md#within-the-limit): both read the turns after the span, so they are
+`app.core.within_limit`'s, which the plan runs for a strategy with an `overflow`. Sizes are
+weighed in tokens throughout: the notice ladder and the summaries compare tokens, and a summary
+request stays within `max_tokens`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from app.core.counting import TranscriptTokens
 from app.core.defaults import (
     DEFAULT_FIT_KEEP_RECENT_TURNS,
+    DEFAULT_FIT_OVERFLOW,
     DEFAULT_FIT_RESERVE_TOKENS,
     default_target_tokens,
 )
 from app.core.strategies.base import StrategyKind
-from app.core.transcript import Transcript
 
 if TYPE_CHECKING:
     from app.core.plan_types import PriorRecord, Stats
-    from app.core.steps import Drop, Planning
+    from app.core.steps import Drop, Planning, Removal
     from app.core.strategies.base import DropSpan
+
+# What `fit` does once the span of the plan leaves the window over its target
+# (docs/rules.md#within-the-limit): `cap` runs every stage, `report` stops before the caps.
+Overflow = Literal["cap", "report"]
+# The stage that took a run of turns, or the last that removed or shaped something.
+Stage = Literal["span", "further-spans", "pins", "keep-window", "caps"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +48,7 @@ class Fit:
     target_tokens: int | None = None
     reserve_tokens: int = DEFAULT_FIT_RESERVE_TOKENS
     keep_recent_turns: int = DEFAULT_FIT_KEEP_RECENT_TURNS
+    overflow: Overflow = DEFAULT_FIT_OVERFLOW
 
     weighs_tokens: ClassVar[bool] = True
 
@@ -72,26 +81,32 @@ class Fit:
         return total is not None and total > self.max_tokens
 
     def drop(self, planning: Planning, first: int, last: int, drop_span: DropSpan) -> Drop:
-        """The previous cut when it may be held, else the span shortened to the target."""
+        """The span shortened to the target."""
         tokens, goal = planning.tokens, planning.goal
         if goal is None or tokens is None:
             return drop_span(planning, first, last)
         return fitted_drop(planning, first, last, tokens, goal, drop_span)
 
-    def budget(self, planning: Planning, stats: Stats, drop: Drop | None) -> Budget | None:
-        """Met when not engaged (the window is within `max_tokens`), for a held cut when the
-        window's total is within `max_tokens` (the cut is held only then), else when it is within
-        the target."""
+    def budget(self, planning: Planning, stats: Stats, removal: Removal | None) -> Budget | None:
+        """Met when not engaged (the window is within `max_tokens`), for a held cut, or a plan
+        whose stages went past the further spans, when the window's total is within `max_tokens`
+        (the aim of those), else when it is within the target."""
         goal, tokens = planning.goal, planning.tokens
         if goal is None or tokens is None:
             return None
         total_after = (tokens.system or 0) + (stats.tokens_after or 0) + self.reserve_tokens
-        engaged = goal.engaged
-        held = drop is not None and drop.held
-        if held:
+        held, released = False, 0
+        stage: Stage = "span"
+        runs: tuple[BudgetSpan, ...] = ()
+        if removal is not None:
+            held, stage = removal.held, removal.stage
+            released, runs = removal.released_pins, removal.budget_spans()
+        if not goal.engaged:
+            met = True
+        elif held or stage not in ("span", "further-spans"):
             met = total_after <= self.max_tokens
         else:
-            met = total_after <= goal.target if engaged else True
+            met = total_after <= goal.target
         return Budget(
             self.max_tokens,
             goal.target,
@@ -100,6 +115,9 @@ class Fit:
             total_after,
             met,
             held,
+            stage,
+            released,
+            runs,
         )
 
 
@@ -145,6 +163,20 @@ class Budget:
     total_after: int
     met: bool
     held: bool
+    # docs/rules.md#within-the-limit: the last stage that removed or shaped something, the pinned
+    # turns that left, and every run of turns that left with the stage that took it.
+    stage: Stage = "span"
+    released_pins: int = 0
+    spans: tuple[BudgetSpan, ...] = ()
+
+
+@dataclass(frozen=True)
+class BudgetSpan:
+    """A maximal run of turns that left, and the stage that took it (an output, like `Budget`)."""
+
+    from_turn: int
+    through_turn: int
+    stage: Stage
 
 
 def held_count(prior_records: Sequence[PriorRecord]) -> int:
@@ -156,65 +188,6 @@ def held_count(prior_records: Sequence[PriorRecord]) -> int:
     return record.removed_message_count if record.strategy == "fit" else 0
 
 
-def held_turn(transcript: Transcript, first: int, last: int, count: int) -> int | None:
-    """The turn `j` in `first … last` whose end is exactly `count` caller messages from the
-    start of turn `first` (its first message counted), or None.
-
-    Caller messages follow the core messages in order, so the caller messages of `first … j` are
-    those up to the last one turn `j` touches: one pass over the turns' ends, not a count per
-    turn.
-    """
-    segments = transcript.segments
-    start = segments[first].start
-    if transcript.distinct_callers:
-        for j in range(first, last + 1):
-            length = segments[j].end - start
-            if length >= count:
-                return j if length == count else None
-        return None
-    found = transcript.caller_messages(start, segments[last].end)
-    if count > len(found):
-        return None
-    wanted, callers, spans = found[count - 1], transcript.callers, transcript.survey.span_ends
-    for j in range(first, last + 1):
-        position = segments[j].end - 1
-        reached = spans.get(position, callers[position])
-        if reached >= wanted:
-            return j if reached == wanted else None
-    return None
-
-
-def held_drop(
-    planning: Planning,
-    first: int,
-    last: int,
-    tokens: TranscriptTokens,
-    goal: FitGoal,
-    drop_span: DropSpan,
-) -> Drop | None:
-    """The previous `fit` cut, held: the drop of `first … j` when turn `j` ends where that cut
-    ended (counted in caller messages) and its new window, notice included, is within
-    `max_tokens` and not refused by the ladder; else None.
-
-    An agent that keeps its whole history is over `max_tokens` on every request once cut: cut
-    afresh to the target each time, its span would grow by a turn per request and the window's
-    prefix would change every time. Held, the prefix changes only when the window outgrows
-    `max_tokens`.
-    """
-    if goal.held_count <= 0:
-        return None
-    j = held_turn(planning.transcript, first, last, goal.held_count)
-    if j is None:
-        return None
-    without = goal.total_before - tokens.span(first, j)
-    if without > goal.max_tokens:  # a notice only adds
-        return None
-    drop = drop_span(planning, first, j)
-    if drop.refused or without + drop.notice_tokens > goal.max_tokens:
-        return None
-    return replace(drop, held=True)
-
-
 def fitted_drop(
     planning: Planning,
     first: int,
@@ -223,18 +196,15 @@ def fitted_drop(
     goal: FitGoal,
     drop_span: DropSpan,
 ) -> Drop:
-    """The previous cut when it may be held, else the drop of `first … k` for the smallest `k`
-    whose new window meets the target, else the drop of the whole span `first … last`
-    (docs/rules.md#the-fit-strategy).
+    """The drop of `first … k` for the smallest `k` whose new window meets the target, else the
+    drop of the whole span `first … last` (docs/rules.md#the-fit-strategy). The previous cut,
+    when it may be held, was tried before (`app.core.within_limit.held_cut`).
 
     The new window of a span is counted with the notice the ladder would insert for it
     (docs/rules.md#the-drop-notice), so a `k` is tried only when the window without the span
     could meet the target at all (a notice only adds), and a `k` whose drop the ladder refuses
     changes nothing and never meets it.
     """
-    held = held_drop(planning, first, last, tokens, goal, drop_span)
-    if held is not None:
-        return held
     for k in range(first, last + 1):
         without = goal.total_before - tokens.span(first, k)
         if without > goal.target:
