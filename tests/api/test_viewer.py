@@ -9,10 +9,12 @@ import json
 import re
 import tomllib
 from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 
 from app import viewer
+from app.core.plan_types import HeldBy
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.anyio
@@ -148,3 +150,51 @@ async def test_the_page_has_the_summaries_inputs_and_the_summary_request_panel(c
     script = (await client.get("/viewer/assets/viewer.js")).text
     for field in ("summary_request", "summary_used", "summaries_ignored", "min_span_tokens"):
         assert field in script, field
+
+
+def literal_words(annotation: Any) -> set[str]:
+    """The strings of a `Literal`, or of a union of them."""
+    words: set[str] = set()
+    for arg in get_args(annotation):
+        words |= literal_words(arg) if get_args(arg) else {arg}
+    return words
+
+
+def script_object_keys(script: str, name: str) -> list[str]:
+    """The keys of `const NAME = { … };` in the viewer's script, in order."""
+    found = re.search(rf"const {name} = \{{(.*?)\n\}};", script, re.S)
+    assert found, name
+    return re.findall(r'^  "?([a-z-]+)"?:', found.group(1), re.M)
+
+
+def test_the_legend_explains_every_held_by_word_and_no_other():
+    script = (viewer.ASSETS / "viewer.js").read_text()
+    words = script_object_keys(script, "HELD_BY")
+    assert len(words) == len(set(words))
+    assert set(words) == literal_words(HeldBy)
+    assert {"not-reached", "within-budget", "replacement-not-smaller"} <= set(words)
+
+
+def test_the_script_names_the_stage_of_each_span():
+    # Every stage of the fit strategy that removes turns (docs/rules.md#the-fit-strategy); `caps`
+    # only shapes texts, so it takes no turn.
+    script = (viewer.ASSETS / "viewer.js").read_text()
+    assert script_object_keys(script, "TAKEN_BY") == [
+        "span",
+        "further-spans",
+        "pins",
+        "keep-window",
+    ]
+    for field in ("spans", "stage", "from_turn", "through_turn", "image-cleared"):
+        assert field in script, field
+
+
+async def test_the_budget_warning_stands_first_in_the_answer_and_the_legend_below_the_tabs(client):
+    page = (await client.get("/viewer")).text
+    answer = page.index('<section id="answer"')
+    warning = page.index('id="budget-warning"')
+    assert answer < warning < page.index('id="stats"') and warning < page.index('id="summary"')
+    tag = page[page.rindex("<", 0, warning) : page.index(">", warning)]
+    assert 'role="alert"' in tag and "data-budget-warning" in tag and "hidden" in tag
+    for element in ('id="legend-held-by"', 'id="legend-taken-by"'):
+        assert page.index('id="view-turns"') < page.index(element) < page.index('id="turns"')

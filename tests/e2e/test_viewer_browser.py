@@ -1,20 +1,24 @@
 """The plan viewer in a real headless Chromium (`tests/e2e/browser.py`) against the real server.
 
 The page must draw the service's answer and nothing of its own: for every bundled transcript the
-rows, their `data-fate` and `data-held-by`, the notice and the figures of `stats` are compared
-with the answer the API gives for the same body, posted here directly. Skipped with one line when
-there is no browser, unless `CWP_REQUIRE_BROWSER=1`.
+rows, their `data-fate`, `data-held-by` and `data-taken-by`, the notice and the figures of `stats`
+are compared with the answer the API gives for the same body, posted here directly. Answers of the
+`fit` strategy's later stages (further spans, released pins, the keep window, caps) are handed to
+the page by intercepting its request, so their drawing is tested whatever plan the service makes
+of a transcript. Skipped with one line when there is no browser, unless `CWP_REQUIRE_BROWSER=1`.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
 
+from app.core.plan_types import HeldBy
 from tests.e2e.browser import (
     chromium,
     open_viewer,
@@ -80,7 +84,8 @@ def drawn_rows(page: Any) -> list[dict[str, str]]:
     script = """rows => rows.map(row => ({
         kind: row.classList.contains('notice') ? 'notice' : 'turn',
         index: row.dataset.turnIndex ?? null, fate: row.dataset.fate ?? null,
-        held_by: row.dataset.heldBy ?? null, window_index: row.dataset.windowIndex ?? null,
+        held_by: row.dataset.heldBy ?? null, taken_by: row.dataset.takenBy ?? null,
+        window_index: row.dataset.windowIndex ?? null,
         labels: [...row.querySelectorAll('.badge')].map(b => b.textContent)}))"""
     rows: list[dict[str, str]] = page.eval_on_selector_all("#turns > li", script)
     return rows
@@ -115,6 +120,15 @@ def test_every_bundled_transcript_is_drawn_as_the_api_answers_it(server, page):
             assert rows[place - 1]["index"] == str(max(answer["evicted"])), name
             text = page.inner_text("#turns > li.notice .notice-text")
             assert answer["notice"]["content"].startswith(text.rstrip("…")), name
+
+        # One span, so every evicted turn is the span's.
+        assert [row["taken_by"] for row in turns] == [
+            "span" if turn["fate"] == "evicted" else "" for turn in answer["turns"]
+        ], name
+        assert all(
+            ("taken by the span" in row["labels"]) == (row["fate"] == "evicted") for row in turns
+        ), name
+        assert page.is_hidden("[data-budget-warning]"), name
 
         for figure, value in answer["stats"].items():
             shown = page.inner_text(f"#stats dd[data-figure='{figure}']")
@@ -162,8 +176,9 @@ def test_keyboard_focus_on_a_turn_shows_its_text(server, page):
     open_viewer(page, f"{server.url}/viewer?sample=example-native")
     first, second = page.locator("#turns li.turn").nth(0), page.locator("#turns li.turn").nth(1)
     assert first.locator(".turn-text").is_hidden()
-    # The last tab before the list, then Tab: the keyboard reaches the rows in order.
-    page.focus("[role=tab][data-view=window]")
+    # The last stop before the list (the legend's summary), then Tab: the keyboard reaches the
+    # rows in order.
+    page.focus("#view-turns .legend-words > summary")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.dataset.turnIndex") == "0"
     assert first.locator(".turn-text").is_visible()
@@ -319,3 +334,248 @@ def test_a_refused_summary_shows_the_problem_naming_its_field(server, page):
     # Summaries that are not JSON are the page's own problem, before anything is sent.
     assert fill_summary_form(page, server, "[{") == "error"
     assert page.inner_text("#problem .problem-title") == "The page could not read the input"
+
+
+# ---- fit: the budget warning, the legend, which span or stage took each turn ----
+
+
+def fit_transcript(request_chars: int = 4) -> list[dict[str, Any]]:
+    """A run whose first span ends early (docs/rules.md#the-fit-strategy): the task, a call to
+    `look` with a 400-character result, the person's next message (the current request,
+    `request_chars` long), then three more such calls. Turns: 0 system, 1 task, 2 (2–3), 3 the
+    request, 4 (5–6), 5 (7–8), 6 (9–10)."""
+
+    def pair(name: str) -> list[dict[str, Any]]:
+        call = {"id": name, "name": "look", "arguments": {}}
+        return [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": name, "tool_name": "look", "content": "x" * 400},
+        ]
+
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Find the rack that runs hot and say why, in one line."},
+    ]
+    messages += [*pair("c1"), {"role": "user", "content": "n" * request_chars}]
+    return messages + pair("c2") + pair("c3") + pair("c4")
+
+
+FIT_OPTIONS: dict[str, Any] = {
+    "strategy": {"kind": "fit", "max_tokens": 300, "target_tokens": 240, "keep_recent_turns": 1},
+    "keep_last_tool_results": 0,
+}
+
+
+def fit_body(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The body the page sends for `plan_fit_in_form`."""
+    body: dict[str, Any] = {**FIT_OPTIONS, "format": "native", "messages": messages}
+    return body | {"tokenizer": "estimate", "include_turns": True, "include_window": True}
+
+
+def plan_fit_in_form(page: Any, server: Server, messages: list[dict[str, Any]]) -> None:
+    page.goto(f"{server.url}/viewer")
+    page.wait_for_selector("#status[data-state=ready]", state="attached")
+    page.fill("#transcript", json.dumps(messages))
+    page.select_option("#format", "native")
+    page.fill("#options-json", json.dumps(FIT_OPTIONS))
+    page.click("#plan")
+    page.wait_for_selector("#status[data-state=done]", state="attached")
+
+
+def answer_instead(page: Any, answer: dict[str, Any]) -> None:
+    """The page's next plans get `answer`, whatever they send."""
+    page.route("**/v1/window/plan", lambda route: route.fulfill(json=answer))
+
+
+def taken_by(answer: dict[str, Any]) -> dict[int, str]:
+    """The stage that took each evicted turn: `budget.spans`, else the one span."""
+    spans = (answer.get("budget") or {}).get("spans")
+    if spans is None:
+        return {index: "span" for index in answer["evicted"]}
+    return {
+        turn: span["stage"]
+        for span in spans
+        for turn in range(span["from_turn"], span["through_turn"] + 1)
+    }
+
+
+def with_stages(
+    answer: dict[str, Any],
+    spans: list[tuple[int, int, str]],
+    **budget: Any,
+) -> dict[str, Any]:
+    """`answer` as the fit strategy's later stages would give it: the turns of `spans` evicted,
+    and `budget` with its stage, released pins and spans."""
+    staged = copy.deepcopy(answer)
+    gone = {turn for first, last, _ in spans for turn in range(first, last + 1)}
+    for turn in staged["turns"]:
+        if turn["index"] in gone:
+            turn["fate"], turn["held_by"] = "evicted", None
+    staged["evicted"] = sorted(gone)
+    staged["budget"] |= {
+        "stage": spans[-1][2] if spans else "span",
+        "released_pins": 0,
+        "spans": [{"from_turn": f, "through_turn": t, "stage": s} for f, t, s in spans],
+    } | budget
+    return staged
+
+
+def warning(page: Any) -> dict[str, Any]:
+    script = """el => ({visible: !el.hidden && el.offsetParent !== null, text: el.innerText,
+        kind: el.dataset.budgetWarning, role: el.getAttribute('role'),
+        total_after: el.dataset.totalAfter, max_tokens: el.dataset.maxTokens,
+        stage: el.dataset.stage ?? null,
+        first: el === document.querySelector('#answer > :not([hidden])')})"""
+    found: dict[str, Any] = page.eval_on_selector("[data-budget-warning]", script)
+    return found
+
+
+def test_a_fit_plan_over_its_budget_warns_at_the_top(server, page):
+    # The request itself is over the limit, so no stage can bring the window under it.
+    messages = fit_transcript(request_chars=2000)
+    plan_fit_in_form(page, server, messages)
+    answer = posted(server, fit_body(messages))
+    budget = answer["budget"]
+    assert budget["met"] is False and budget["total_after"] > budget["max_tokens"] == 300
+    shown = warning(page)
+    assert shown["visible"] and shown["first"] and shown["role"] == "alert"
+    assert shown["kind"] == "over-limit"
+    assert (shown["total_after"], shown["max_tokens"]) == (
+        str(budget["total_after"]),
+        str(budget["max_tokens"]),
+    )
+    headline = f"Over budget: {budget['total_after']:,} tokens against a limit of 300"
+    assert shown["text"].startswith(headline), shown["text"]
+    assert shown["stage"] == budget.get("stage")
+    rows = [row for row in drawn_rows(page) if row["kind"] == "turn"]
+    taken = taken_by(answer)
+    assert [row["taken_by"] for row in rows] == [taken.get(int(row["index"]), "") for row in rows]
+
+
+def test_a_met_budget_shows_no_warning(server, page):
+    messages = fit_transcript()
+    answer = with_stages(
+        posted(server, fit_body(messages)),
+        [(1, 2, "span"), (4, 5, "further-spans")],
+        total_after=201,
+        met=True,
+    )
+    answer_instead(page, answer)
+    plan_fit_in_form(page, server, messages)
+    assert page.is_hidden("[data-budget-warning]")
+    assert page.locator("#budget dd[data-figure='stage']").inner_text() == "further-spans"
+    assert page.locator("#budget dd[data-figure='spans']").inner_text() == (
+        "1–2 span, 4–5 further-spans"
+    )
+    rows = {row["index"]: row for row in drawn_rows(page) if row["kind"] == "turn"}
+    assert {i: row["taken_by"] for i, row in rows.items() if row["taken_by"]} == {
+        "1": "span",
+        "2": "span",
+        "4": "further-spans",
+        "5": "further-spans",
+    }
+    assert "taken by the first span" in rows["1"]["labels"]
+    assert "taken by a further span" in rows["4"]["labels"]
+    assert rows["3"]["held_by"] == "current-request" and rows["3"]["taken_by"] == ""
+    # The notice stays where the first span left.
+    place = [row["kind"] for row in drawn_rows(page)].index("notice")
+    assert drawn_rows(page)[place - 1]["index"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("budget", "kind", "text"),
+    [
+        (
+            {"max_tokens": 781, "total_after": 7509, "stage": "caps"},
+            "over-limit",
+            "Over budget: 7,509 tokens against a limit of 781 (stage reached: caps)",
+        ),
+        (
+            {"total_after": 260, "stage": "further-spans"},
+            "over-target",
+            "Budget not met: 260 tokens, within the limit of 300 but over the target of 240 "
+            "(stage reached: further-spans)",
+        ),
+    ],
+    ids=["over-the-limit", "over-the-target"],
+)
+def test_an_unmet_budget_names_its_total_limit_and_stage(server, page, budget, kind, text):
+    messages = fit_transcript()
+    answer = with_stages(
+        posted(server, fit_body(messages)),
+        [(1, 2, "span"), (4, 4, "pins"), (5, 5, "keep-window")],
+        released_pins=1,
+        met=False,
+        **budget,
+    )
+    answer["shaped"] = [
+        {"message_index": 10, "window_index": 4, "tool_call_id": "c4", "action": "capped",
+         "chars_before": 400, "chars_after": 256},
+        {"message_index": 10, "window_index": 4, "tool_call_id": "c4", "action": "image-cleared",
+         "chars_before": 256, "chars_after": 256, "images": 2},
+    ]  # fmt: skip
+    answer_instead(page, answer)
+    plan_fit_in_form(page, server, messages)
+    shown = warning(page)
+    assert shown["visible"] and shown["first"]
+    assert (shown["kind"], shown["stage"]) == (kind, budget["stage"])
+    assert shown["text"].splitlines()[0] == text
+    rows = {row["index"]: row for row in drawn_rows(page) if row["kind"] == "turn"}
+    assert {i: row["taken_by"] for i, row in rows.items() if row["taken_by"]} == {
+        "1": "span",
+        "2": "span",
+        "4": "pins",
+        "5": "keep-window",
+    }
+    assert "taken by a released pin" in rows["4"]["labels"]
+    assert "taken by the keep window" in rows["5"]["labels"]
+    shaped = page.eval_on_selector_all(
+        "#turns li.turn[data-turn-index='6'] .badge.shaped",
+        "els => els.map(e => [e.dataset.shaped, e.textContent])",
+    )
+    assert shaped == [["capped", "capped"], ["image-cleared", "image-cleared (2 images)"]]
+
+
+def test_a_budget_without_stages_is_read_as_one_span(server, page):
+    # An answer from before the later stages: no stage, no spans; every evicted turn is the span's.
+    messages = fit_transcript()
+    answer = posted(server, fit_body(messages))
+    for key in ("stage", "released_pins", "spans"):
+        answer["budget"].pop(key, None)
+    answer["budget"] |= {"total_after": 427, "met": False}
+    answer_instead(page, answer)
+    plan_fit_in_form(page, server, messages)
+    shown = warning(page)
+    assert shown["visible"] and shown["stage"] is None
+    assert shown["text"].splitlines()[0] == "Over budget: 427 tokens against a limit of 300"
+    rows = [row for row in drawn_rows(page) if row["kind"] == "turn"]
+    assert {row["index"]: row["taken_by"] for row in rows if row["fate"] == "evicted"} == {
+        str(index): "span" for index in answer["evicted"]
+    }
+
+
+def held_by_words() -> set[str]:
+    words: set[str] = set()
+    for literal in get_args(HeldBy):
+        words |= set(get_args(literal)) if get_args(literal) else {literal}
+    return words
+
+
+def test_the_legend_says_what_each_held_by_word_means(server, page):
+    open_viewer(page, f"{server.url}/viewer?sample=example-native")
+    lines = page.eval_on_selector_all(
+        "#legend-held-by > li",
+        "els => els.map(e => [e.dataset.word, e.querySelector('.meaning').textContent])",
+    )
+    assert len(lines) == len(held_by_words())
+    assert {word for word, _ in lines} == held_by_words()
+    assert all(meaning.strip() for _, meaning in lines)
+    meanings = dict(lines)
+    # A row's held_by label says the same when hovered.
+    for badge in page.locator("#turns .badge.held").all():
+        assert badge.get_attribute("title") == meanings[badge.inner_text()]
+    stages = page.eval_on_selector_all(
+        "#legend-taken-by > li", "els => els.map(e => e.dataset.stage)"
+    )
+    assert stages == ["span", "further-spans", "pins", "keep-window"]
+    assert page.locator("#legend-held-by").is_visible()

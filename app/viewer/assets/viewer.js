@@ -16,6 +16,53 @@ const TURN_CHARS = 900;
 
 let lastAnswer = null;
 
+// What each `held_by` word means, in one line: the legend and each row's label read it here, so
+// the page says the same thing in both places. A word missing here is still drawn, unexplained.
+export const HELD_BY = {
+  "current-request": "Holds the current request, the message the run is executing now.",
+  "system-envelope": "Holds a system message: the instructions never leave.",
+  "paused-tool": "Holds the call the run is paused on, waiting for its result.",
+  "pending-check-in": "Holds the call the run is paused on to check in with a person.",
+  "unresolved-tool-call": "Holds a tool call with no result yet.",
+  "last-tool-result": "Pinned: a tool's latest result, kept so the model still sees it.",
+  "ledger-fact": "Pinned: a result the findings ledger declares a fact.",
+  "inside-keep-window": "One of the newest turns the strategy keeps (keep_recent_turns).",
+  "replacement-not-smaller":
+    "In a span whose removal was refused: the notice would not have been smaller than the span.",
+  "not-reached":
+    "After the turn that ended the span: never weighed for removal (not a refusal).",
+  "within-budget":
+    "Removable, but the fit strategy did not need it: the window reached its aim without it.",
+};
+
+// Which span or stage took an evicted turn: budget.spans[].stage under fit. `caps` is missing on
+// purpose: it shortens texts and takes no turn.
+export const TAKEN_BY = {
+  span: {
+    label: "the first span",
+    meaning: "The span the strategy removed; a notice or summary, when there is one, takes its place.",
+  },
+  "further-spans": {
+    label: "a further span",
+    meaning:
+      "Removed by fit after the first span ended, to reach target_tokens; nothing stands in its place.",
+  },
+  pins: {
+    label: "a released pin",
+    meaning: "A pinned turn fit let go because the window was still over max_tokens.",
+  },
+  "keep-window": {
+    label: "the keep window",
+    meaning:
+      "A keep-window turn, removed by fit because the window was still over max_tokens.",
+  },
+};
+// With a single span (every strategy but a fit plan that went on to further stages) there is no
+// "first" to speak of.
+const ONE_SPAN = "the span";
+
+const COUNT = new Intl.NumberFormat("en-US");
+
 // ---- reading a transcript ----
 
 // The file shapes: a JSON array of messages; an object {"format"?, "system"?, "messages"}; or
@@ -260,13 +307,28 @@ function truncate(text, limit) {
 
 // ---- drawing the answer ----
 
+// budget.spans as a person reads it ("1–2 span, 4–5 further-spans"); the raw JSON is one tab away.
+function spansText(spans) {
+  if (!spans.length) return "none";
+  const turns = (span) =>
+    span.from_turn === span.through_turn
+      ? `${span.from_turn}`
+      : `${span.from_turn}–${span.through_turn}`;
+  return spans.map((span) => `${turns(span)} ${span.stage}`).join(", ");
+}
+
+function figureText(name, value) {
+  if (name === "spans" && Array.isArray(value)) return spansText(value);
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
 function figureList(target, figures) {
   target.replaceChildren();
   for (const [name, value] of Object.entries(figures)) {
     const term = document.createElement("dt");
     term.textContent = name;
     const detail = document.createElement("dd");
-    detail.textContent = typeof value === "object" ? JSON.stringify(value) : String(value);
+    detail.textContent = figureText(name, value);
     detail.dataset.figure = name;
     // One <div> per figure keeps a name above its value in the grid.
     const pair = document.createElement("div");
@@ -303,6 +365,7 @@ function draw(answer, messages) {
     badge(answer.strategy, "neutral", "strategy"),
     badge(answer.engaged ? "engaged" : "not engaged", answer.engaged ? "engaged" : "neutral"),
   );
+  drawBudgetWarning(answer.budget);
   figureList($("#stats"), answer.stats);
   $("#budget").hidden = !answer.budget;
   if (answer.budget) figureList($("#budget"), answer.budget);
@@ -333,13 +396,19 @@ function draw(answer, messages) {
   const shaped = new Map();
   for (const entry of answer.shaped || []) {
     const turn = turnOfMessage(turns, entry.message_index);
-    if (turn) shaped.set(turn.index, [...(shaped.get(turn.index) || []), entry.action]);
+    if (turn) shaped.set(turn.index, [...(shaped.get(turn.index) || []), entry]);
   }
   const current = answer.current_request ? answer.current_request.turn_index : null;
+  const taken = takenBy(answer);
 
   // The notice stands where the removed span was (docs/rules.md, the drop notice): after the
-  // last evicted turn, before the kept turn that follows; its window_index is shown beside it.
-  const lastEvicted = Math.max(-1, ...turns.filter((t) => t.fate === "evicted").map((t) => t.index));
+  // span's last turn, before the kept turn that follows; its window_index is shown beside it.
+  // Under fit only the first span has a notice (further spans leave silently), so its end is
+  // read from budget.spans when the answer has them.
+  const first = answer.budget?.spans?.find?.((span) => span.stage === "span");
+  const lastEvicted = first
+    ? first.through_turn
+    : Math.max(-1, ...turns.filter((t) => t.fate === "evicted").map((t) => t.index));
   let noticeDrawn = !answer.notice;
 
   const list = $("#turns");
@@ -349,7 +418,9 @@ function draw(answer, messages) {
       list.append(noticeRow(answer.notice));
       noticeDrawn = true;
     }
-    list.append(turnRow(turn, messages, { measure, widest, tokens, pins, shaped, current }));
+    list.append(
+      turnRow(turn, messages, { measure, widest, tokens, pins, shaped, current, taken }),
+    );
   }
   if (!noticeDrawn) list.append(noticeRow(answer.notice));
 
@@ -358,6 +429,89 @@ function draw(answer, messages) {
   $("#view-window").textContent =
     answer.window === undefined ? "(no window asked for)" : JSON.stringify(answer.window, null, 2);
   $("#answer").hidden = false;
+}
+
+// A budget that is not met, above every figure. Over max_tokens is the serious case (a provider
+// refuses the request); over target_tokens alone only leaves the window less room to grow.
+function drawBudgetWarning(budget) {
+  const box = $("#budget-warning");
+  const unmet = Boolean(budget) && budget.met === false;
+  box.hidden = !unmet;
+  for (const key of ["totalAfter", "maxTokens", "targetTokens", "stage"]) delete box.dataset[key];
+  box.dataset.budgetWarning = "";
+  if (!unmet) return;
+  const over = budget.total_after > budget.max_tokens;
+  box.dataset.budgetWarning = over ? "over-limit" : "over-target";
+  box.dataset.totalAfter = String(budget.total_after);
+  box.dataset.maxTokens = String(budget.max_tokens);
+  box.dataset.targetTokens = String(budget.target_tokens);
+  // An answer from before the later stages has no stage: nothing is said rather than guessed.
+  if (typeof budget.stage === "string") box.dataset.stage = budget.stage;
+  const stage = typeof budget.stage === "string" ? ` (stage reached: ${budget.stage})` : "";
+  const total = COUNT.format(budget.total_after);
+  box.querySelector(".budget-warning-headline").textContent = over
+    ? `Over budget: ${total} tokens against a limit of ${COUNT.format(budget.max_tokens)}${stage}`
+    : `Budget not met: ${total} tokens, within the limit of ${COUNT.format(budget.max_tokens)} ` +
+      `but over the target of ${COUNT.format(budget.target_tokens)}${stage}`;
+  box.querySelector(".budget-warning-detail").textContent = over
+    ? "total_after (the system prompt, the window and reserve_tokens) is over max_tokens: " +
+      "a provider would refuse this window."
+    : "total_after is over target_tokens: the window has less room to grow before the next cut.";
+}
+
+// The stage that took each evicted turn, by turn index: budget.spans when the answer has them,
+// else every evicted turn is the one span's.
+function takenBy(answer) {
+  const spans = answer.budget?.spans;
+  const taken = new Map();
+  if (!Array.isArray(spans)) {
+    for (const index of answer.evicted || []) taken.set(index, "span");
+    return { taken, several: false };
+  }
+  for (const span of spans) {
+    for (let index = span.from_turn; index <= span.through_turn; index += 1) {
+      taken.set(index, span.stage);
+    }
+  }
+  return { taken, several: spans.some((span) => span.stage !== "span") };
+}
+
+function takenLabel(stage, several) {
+  if (stage === "span" && !several) return ONE_SPAN;
+  return TAKEN_BY[stage]?.label ?? stage;
+}
+
+function shapedText(entry) {
+  if (entry.action === "image-cleared" && typeof entry.images === "number") {
+    return `image-cleared (${entry.images} image${entry.images === 1 ? "" : "s"})`;
+  }
+  return entry.action;
+}
+
+function legendLine(badgeNode, meaning) {
+  const item = document.createElement("li");
+  const text = document.createElement("span");
+  text.className = "meaning";
+  text.textContent = meaning;
+  item.append(badgeNode, " ", text);
+  return item;
+}
+
+function drawLegend() {
+  const held = $("#legend-held-by");
+  held.replaceChildren();
+  for (const [word, meaning] of Object.entries(HELD_BY)) {
+    const item = legendLine(badge(word, "held"), meaning);
+    item.dataset.word = word;
+    held.append(item);
+  }
+  const taken = $("#legend-taken-by");
+  taken.replaceChildren();
+  for (const [stage, { label, meaning }] of Object.entries(TAKEN_BY)) {
+    const item = legendLine(badge(`taken by ${label}`, "taken"), meaning);
+    item.dataset.stage = stage;
+    taken.append(item);
+  }
 }
 
 // The summary fields appear when the request asked for summaries or sent some; each part is drawn
@@ -424,6 +578,8 @@ function turnRow(turn, messages, marks) {
   row.dataset.turnIndex = String(turn.index);
   row.dataset.fate = turn.fate;
   row.dataset.heldBy = turn.held_by ?? "";
+  const stage = turn.fate === "evicted" ? marks.taken.taken.get(turn.index) : undefined;
+  row.dataset.takenBy = stage ?? "";
   const own = messages.slice(turn.start, turn.start + turn.length);
 
   const index = document.createElement("span");
@@ -454,12 +610,20 @@ function turnRow(turn, messages, marks) {
   const labels = document.createElement("span");
   labels.className = "labels";
   labels.append(badge(turn.fate, turn.fate));
-  if (turn.held_by) labels.append(badge(turn.held_by, "held", "held_by"));
+  if (stage) {
+    const label = takenLabel(stage, marks.taken.several);
+    labels.append(badge(`taken by ${label}`, "taken", TAKEN_BY[stage]?.meaning ?? stage));
+  }
+  if (turn.held_by) {
+    labels.append(badge(turn.held_by, "held", HELD_BY[turn.held_by] ?? "held_by"));
+  }
   for (const kind of marks.pins.get(turn.index) || []) {
     labels.append(badge(`pin: ${kind}`, "pin", "pinned"));
   }
-  for (const action of marks.shaped.get(turn.index) || []) {
-    labels.append(badge(action, "shaped", "shaped result"));
+  for (const entry of marks.shaped.get(turn.index) || []) {
+    const mark = badge(shapedText(entry), "shaped", "shaped result");
+    mark.dataset.shaped = entry.action;
+    labels.append(mark);
   }
   if (turn.index === marks.current) {
     row.classList.add("current");
@@ -473,7 +637,12 @@ function turnRow(turn, messages, marks) {
     .join("\n");
   shown = truncate(shown, TURN_CHARS);
   text.textContent = shown;
-  row.setAttribute("aria-label", `turn ${turn.index}, ${turn.fate}`);
+  const why = stage
+    ? `, taken by ${takenLabel(stage, marks.taken.several)}`
+    : turn.held_by
+      ? `, held by ${turn.held_by}`
+      : "";
+  row.setAttribute("aria-label", `turn ${turn.index}, ${turn.fate}${why}`);
 
   row.append(index, roles, track, labels, text);
   return row;
@@ -534,6 +703,7 @@ function loadText(text) {
 }
 
 async function start() {
+  drawLegend();
   showStrategyFields();
   $("#strategy").addEventListener("change", showStrategyFields);
   $("#copy-request").addEventListener("click", copyRequest);
