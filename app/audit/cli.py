@@ -102,6 +102,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in figures.violations[:5]:
                 print(f"  {line}", file=sys.stderr)
             status = 1
+        missed = figures.not_floor()
+        if missed:
+            print(f"{name}: {len(missed)} over-budget step(s) that are not floor steps "
+                  "(the plan could have met the budget):", file=sys.stderr)  # fmt: skip
+            for step in missed[:5]:
+                print(f"  {step.file} step {step.step}: total {step.total:,} over B "
+                      f"{step.budget:,}, floor {step.floor:,}", file=sys.stderr)  # fmt: skip
+            status = 1
         share = figures.summary()["evidence_kept"]
         judged = figures.peer is None  # a peer is reported beside the service, never judged
         if judged and args.fail_under is not None and share is not None and share < args.fail_under:
