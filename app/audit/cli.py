@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
@@ -122,9 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         counter(args.tokenizer),
         progress=progress_bar if sys.stderr.isatty() else None,
     )
-    if args.url:
-        audit.planner = http_planner(args.url)
     try:
+        if args.url:
+            audit.planner = http_planner(args.url)
         audit.run(paths, lambda line: print(line, file=sys.stderr))
     except AuditError as error:  # the service could not be reached or refused a plan
         print(f"cwp-audit: {error}", file=sys.stderr)
@@ -134,6 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for entry in summary["files"]:
         if entry.get("note"):
             print(f"{entry['file']}: {entry['note']}")
+    for name, figures in audit.figures.items():
+        # A reason per line, with how many files it skipped: a peer missing its dependency
+        # says once, for every file, what to install.
+        reasons = Counter(skipped["reason"] for skipped in figures.skipped)
+        for reason, times in reasons.items():
+            print(f"{name}: skipped on {times} file(s): {reason}")
     if args.json is not None:
         series = {name: [vars(step) for step in steps] for name, steps in audit.series()}
         args.json.write_bytes(

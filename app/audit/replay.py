@@ -32,8 +32,10 @@ import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from http.client import HTTPConnection, HTTPException, HTTPSConnection, RemoteDisconnected
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -243,21 +245,44 @@ def plan_in_process(body: dict[str, Any]) -> Planned:
 
 
 def http_planner(url: str) -> Planner:
-    """A planner posting each body to a running service's `POST /v1/window/plan`."""
-    import httpx
+    """A planner posting each body to a running service's `POST /v1/window/plan`.
 
-    client = httpx.Client(base_url=url.rstrip("/"), timeout=60)
+    It speaks HTTP with the standard library's client, over one kept-alive connection (opened
+    again once when the service closed it), so that `--url` works wherever the package is
+    installed, its extras or not."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AuditError(f"{url}: not an http:// or https:// address")
+    path = parts.path.rstrip("/") + "/v1/window/plan"
+    connect = HTTPSConnection if parts.scheme == "https" else HTTPConnection
+    connection: list[HTTPConnection] = []
+
+    def post(data: bytes) -> tuple[int, bytes]:
+        if not connection:
+            connection.append(connect(parts.hostname or "", parts.port, timeout=60))
+        try:
+            connection[0].request("POST", path, data, {"Content-Type": "application/json"})
+            answer = connection[0].getresponse()
+            return answer.status, answer.read()
+        except BaseException:
+            connection.pop().close()
+            raise
 
     def planned(body: dict[str, Any]) -> Planned:
+        data = orjson.dumps(body)
         started = time.perf_counter()
         try:
-            answer = client.post("/v1/window/plan", json=body)
-        except httpx.HTTPError as error:
+            try:
+                status, received = post(data)
+            except (RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                status, received = post(data)  # a kept-alive connection the service closed
+        except (OSError, HTTPException) as error:
             raise AuditError(f"{url}: {error}") from error
         elapsed = (time.perf_counter() - started) * 1000
-        if answer.status_code != 200:
-            raise AuditError(f"the service answered {answer.status_code}: {answer.text[:300]}")
-        content = answer.json()
+        if status != 200:
+            text = received[:300].decode("utf-8", "replace")
+            raise AuditError(f"the service answered {status}: {text}")
+        content = orjson.loads(received)
         return Planned(
             content["window"],
             content["engaged"],
