@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
@@ -32,7 +31,7 @@ import orjson
 
 from app.audit.configs import ConfigError, check_configs
 from app.audit.replay import DEFAULT_CONFIGS, DEFAULT_FRACTION, Audit, AuditError, http_planner
-from app.audit.report import html, table
+from app.audit.report import html, skipped_lines, table
 from app.tokenizers import TOKENIZERS, counter
 
 
@@ -135,12 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for entry in summary["files"]:
         if entry.get("note"):
             print(f"{entry['file']}: {entry['note']}")
-    for name, figures in audit.figures.items():
-        # A reason per line, with how many files it skipped: a peer missing its dependency
-        # says once, for every file, what to install.
-        reasons = Counter(skipped["reason"] for skipped in figures.skipped)
-        for reason, times in reasons.items():
-            print(f"{name}: skipped on {times} file(s): {reason}")
+    for line in skipped_lines(summary):
+        print(line)
     if args.json is not None:
         series = {name: [vars(step) for step in steps] for name, steps in audit.series()}
         args.json.write_bytes(

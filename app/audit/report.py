@@ -10,6 +10,7 @@ are listed with the reason, so that a page never looks complete when it is not.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
@@ -69,6 +70,16 @@ def summary_cell(figures: dict[str, Any]) -> str:
     if not figures["summary_requests"]:
         return "–"
     return f"{figures['summary_requests']} ({figures['summary_tokens']:,} tok)"
+
+
+def skipped_lines(summary: dict[str, Any]) -> list[str]:
+    """Why a configuration was skipped, a line per reason with how many files it skipped: a peer
+    missing its dependency says once, for every file, what to install."""
+    lines = []
+    for name, figures in summary["configurations"].items():
+        reasons = Counter(skipped["reason"] for skipped in figures.get("skipped", ()))
+        lines += [f"{name}: skipped on {n} file(s): {reason}" for reason, n in reasons.items()]
+    return lines
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -181,7 +192,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:
 table{border-collapse:collapse}td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd}
 td:not(:first-child),th:not(:first-child){text-align:right}svg{width:100%;height:auto}
 svg text{font-size:11px;fill:#444}.axis{stroke:#999}.key{margin-right:1rem}
-.budget{stroke:#000;stroke-dasharray:6 4}
+.budget{stroke:#000;stroke-dasharray:6 4}.wide{overflow-x:auto}
 """
 
 
@@ -227,7 +238,9 @@ def html(audit: Audit) -> str:
         "each billed against the window sent before it. A window's total is its tokens plus the "
         "reserve of a <code>fit</code> configuration; over B, a provider refuses it. A floor step "
         "is one where even what can never leave is over B.</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        f"<h2>Evidence kept against tokens sent</h2>{_scatter(summary)}"
+        '<div class="wide">'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        + "".join(f"<p>{escape(line)}</p>" for line in skipped_lines(summary))
+        + f"<h2>Evidence kept against tokens sent</h2>{_scatter(summary)}"
         f"<h2>Per file</h2><p>{legend(names)}</p>{''.join(files)}</html>\n"
     )

@@ -97,8 +97,8 @@ def test_a_missing_peer_dependency_is_named_with_its_install_command(
     monkeypatch.setitem(sys.modules, "langchain_core.messages", None)  # as if not installed
     command = install_command("langchain-core")
     assert command.startswith(f"{sys.executable} -m pip install 'langchain-core")
-    out = tmp_path / "a.json"
-    assert cli.main([str(OPENHANDS), "--json", str(out)]) == 0
+    out, page = tmp_path / "a.json", tmp_path / "a.html"
+    assert cli.main([str(OPENHANDS), "--json", str(out), "--html", str(page)]) == 0
     stdout = capsys.readouterr().out
     assert (
         f"peer: LangChain trim_messages: skipped on 1 file(s): langchain-core is not installed; "
@@ -107,3 +107,4 @@ def test_a_missing_peer_dependency_is_named_with_its_install_command(
     report = json.loads(out.read_text(encoding="utf-8"))
     (skipped,) = report["configurations"]["peer: LangChain trim_messages"]["skipped"]
     assert command in skipped["reason"]
+    assert "langchain-core is not installed; install it with: " in page.read_text("utf-8")
