@@ -2,11 +2,12 @@
 total is over the file's budget `B`, the largest total over `B`, the floor steps of each file, and
 the over-budget steps of a service `fit` configuration that are not floor steps (exit status 1).
 
-The floor is what `fit` reaches with `max_tokens` and `target_tokens` 1. While `fit` runs fewer
-stages than tokens.md §3.1 gives it, the floor measured is an upper bound of the contract's; the
-assertions here hold for both: a step is asserted to be a floor step only when what can never
-leave (a system prompt, here) is over `B` alone, and a step is asserted not to be one only when
-today's plan already brings its floor under `B` (the stages only remove or shape more).
+The floor is what `fit` reaches with `max_tokens` and `target_tokens` 1, so it is exactly what can
+never leave only as far as `fit` runs its stages (docs/rules.md#the-fit-strategy); where it stops
+earlier, the floor measured is higher. The assertions here hold either way: a step is asserted to
+be a floor step only when what can never leave (a system message, here) is over `B` alone, and
+a step is asserted not to be one only when the plan already brings its floor under `B` (further
+stages only remove or shape more).
 """
 
 from __future__ import annotations
