@@ -9,13 +9,19 @@ agent could have had without it (docs/quality.md#the-peers):
 - `sliding`: the newest whole turns whose tokens fit the budget, with the system messages.
 Both run on the core messages written as OpenAI Chat messages (call arguments as the JSON text
 sent), the form every dialect is read into; a transcript that form cannot hold (a result with no
-call id) makes the peer `PeerSkipped`, reported as skipped rather than as zero.
+call id) makes the peer `PeerSkipped`, reported as skipped rather than as zero. So does a missing
+`langchain-core`, since the package installs without its extras (`make run`): the reason then
+carries the exact command that installs it into the interpreter running the audit, so the reader
+can act on it rather than wonder why the row is empty.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 from app.core.messages import Message
@@ -23,6 +29,26 @@ from app.core.tokens import TokenCounter, arguments_text, message_tokens, text_m
 from app.core.turns import segment_turns
 
 PEERS = ("trim", "sliding")
+DISTRIBUTION = "context-window-planner"
+EXTRA = "audit"
+
+
+def install_command(project: str) -> str:
+    """The command that installs `project` into the running interpreter, at the version the
+    package's `audit` extra asks for (read from the installed metadata, so it never drifts from
+    pyproject.toml; the bare name when that cannot be read)."""
+    requirement = project
+    try:
+        required = metadata.requires(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        required = []
+    for line in required:
+        spec, _, marker = line.partition(";")
+        name = re.match(r"[A-Za-z0-9._-]*", spec.strip())
+        if name and name[0].lower() == project.lower() and f'extra == "{EXTRA}"' in marker:
+            requirement = spec.replace(" ", "")
+            break
+    return f"{sys.executable} -m pip install '{requirement}'"
 
 
 class PeerSkipped(Exception):
@@ -97,7 +123,10 @@ def trim(form: OpenAIForm, budget: int) -> list[int]:
     try:
         from langchain_core.messages import BaseMessage, convert_to_messages, trim_messages
     except ImportError as error:
-        raise PeerSkipped("langchain-core is not installed (the `audit` extra)") from error
+        raise PeerSkipped(
+            "langchain-core is not installed; install it with: "
+            f"{install_command('langchain-core')} (the `{EXTRA}` extra)"
+        ) from error
     try:
         converted = convert_to_messages(form.wire)
     except Exception as error:  # whatever LangChain refuses, the peer cannot read it

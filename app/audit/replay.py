@@ -13,6 +13,16 @@ last two plans of that file as `prior_records`. A configuration with `summarize`
 client sessions' summary protocol with the scripted summarizer (`app.audit.summarizer`): its
 summary requests are model requests the agent makes, so they are billed, against the window sent
 before them, beside the windows. docs/quality.md describes every figure.
+
+The budget is the model's limit, so a window whose total (its tokens, plus the reserve a `fit`
+configuration keeps for what the call adds) is over it is one a provider refuses. Whether the
+planner could have avoided it is measured, not assumed: the **floor** of a step is the window the
+same request reaches at a limit and target of one token (every stage of `fit` run to its end), so
+what stays there is what can never leave. A step whose floor is over the budget is a floor step,
+owed to the transcript, not to the plan; a service `fit` configuration over the budget anywhere
+else is a broken guarantee. The file's floor steps come from the default `fit` request at every
+step; a configuration's own floor is asked only where it is over the budget, which keeps the
+audit one plan per step where nothing is wrong.
 """
 
 from __future__ import annotations
@@ -22,8 +32,10 @@ import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from http.client import HTTPConnection, HTTPException, HTTPSConnection, RemoteDisconnected
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -62,6 +74,8 @@ DEFAULT_CONFIGS: dict[str, Any] = {
     "peer: LangChain trim_messages": {"peer": "trim"},
     "peer: sliding window": {"peer": "sliding"},
 }
+# The request whose window at a limit of one token is a file's floor (module docstring).
+FLOOR_OF = "fit"
 
 
 class AuditError(Exception):
@@ -175,6 +189,29 @@ def substitute(value: Any, budget: int) -> Any:
     return value
 
 
+def fit_strategy(config: Any) -> dict[str, Any] | None:
+    """The configuration's `fit` strategy object, or None (a peer, another strategy)."""
+    strategy = config.get("strategy") if isinstance(config, dict) else None
+    if isinstance(strategy, dict) and strategy.get("kind") == "fit":
+        return strategy
+    return None
+
+
+def reserve_of(config: Any, budget: int) -> int:
+    """What the configuration's next call adds outside the window: its `fit` reserve, or 0."""
+    strategy = fit_strategy(substitute(config, budget))
+    reserve = 0 if strategy is None else strategy.get("reserve_tokens", 0)
+    return reserve if isinstance(reserve, int) else 0
+
+
+def floor_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The same request at a limit and a target of one token: every stage runs to its end, so
+    its window is what can never leave."""
+    strategy = dict(config["strategy"])
+    strategy.update(max_tokens=1, target_tokens=1)
+    return {**config, "strategy": strategy}
+
+
 # ---- planning -----------------------------------------------------------------------------------
 
 
@@ -208,21 +245,44 @@ def plan_in_process(body: dict[str, Any]) -> Planned:
 
 
 def http_planner(url: str) -> Planner:
-    """A planner posting each body to a running service's `POST /v1/window/plan`."""
-    import httpx
+    """A planner posting each body to a running service's `POST /v1/window/plan`.
 
-    client = httpx.Client(base_url=url.rstrip("/"), timeout=60)
+    It speaks HTTP with the standard library's client, over one kept-alive connection (opened
+    again once when the service closed it), so that `--url` works wherever the package is
+    installed, its extras or not."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AuditError(f"{url}: not an http:// or https:// address")
+    path = parts.path.rstrip("/") + "/v1/window/plan"
+    connect = HTTPSConnection if parts.scheme == "https" else HTTPConnection
+    connection: list[HTTPConnection] = []
+
+    def post(data: bytes) -> tuple[int, bytes]:
+        if not connection:
+            connection.append(connect(parts.hostname or "", parts.port, timeout=60))
+        try:
+            connection[0].request("POST", path, data, {"Content-Type": "application/json"})
+            answer = connection[0].getresponse()
+            return answer.status, answer.read()
+        except BaseException:
+            connection.pop().close()
+            raise
 
     def planned(body: dict[str, Any]) -> Planned:
+        data = orjson.dumps(body)
         started = time.perf_counter()
         try:
-            answer = client.post("/v1/window/plan", json=body)
-        except httpx.HTTPError as error:
+            try:
+                status, received = post(data)
+            except (RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                status, received = post(data)  # a kept-alive connection the service closed
+        except (OSError, HTTPException) as error:
             raise AuditError(f"{url}: {error}") from error
         elapsed = (time.perf_counter() - started) * 1000
-        if answer.status_code != 200:
-            raise AuditError(f"the service answered {answer.status_code}: {answer.text[:300]}")
-        content = answer.json()
+        if status != 200:
+            text = received[:300].decode("utf-8", "replace")
+            raise AuditError(f"the service answered {status}: {text}")
+        content = orjson.loads(received)
         return Planned(
             content["window"],
             content["engaged"],
@@ -250,6 +310,12 @@ class StepFigures:
     billed: float
     invalid: bool
     plan_ms: float
+    # The window's total as judged against the budget: `tokens` plus the configuration's
+    # reserve; the file's budget; and, only where the total is over it and the configuration is
+    # a service `fit` one, the total of its own floor at this step.
+    total: int = 0
+    budget: int = 0
+    floor: int | None = None
     # The summary request the step made (0 when none): its tokens, the part of them that is a
     # prefix of the window sent before it (what a prompt cache serves), and what it is billed.
     summary_tokens: int = 0
@@ -264,6 +330,8 @@ class ConfigFigures:
 
     name: str
     peer: str | None
+    # A service configuration whose strategy is `fit`: judged against the floor.
+    fit: bool = False
     series: list[StepFigures] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
@@ -273,6 +341,7 @@ class ConfigFigures:
         kept = sum(s.kept for s in self.series)
         requests = [s for s in self.series if s.summary_request]
         summary_tokens = sum(s.summary_tokens for s in requests)
+        over = [s for s in self.series if s.total > s.budget]
         return {
             "steps": len(self.series),
             "engaged_steps": sum(s.engaged for s in self.series),
@@ -283,6 +352,9 @@ class ConfigFigures:
             "billed_tokens": round(sum(s.billed + s.summary_billed for s in self.series)),
             "cache_misses": sum(s.cache_miss for s in self.series),
             "invalid_windows": sum(s.invalid for s in self.series),
+            "over_budget_steps": len(over),
+            "over_budget_max_ratio": max((s.total / s.budget for s in over), default=None),
+            "over_budget_not_floor": len(self.not_floor()) if self.fit else None,
             "plan_ms_median": statistics.median(s.plan_ms for s in self.series)
             if self.series
             else None,
@@ -292,6 +364,13 @@ class ConfigFigures:
             if not summary_tokens
             else sum(s.summary_cached for s in requests) / summary_tokens,
         }
+
+    def not_floor(self) -> list[StepFigures]:
+        """The steps over the budget whose own floor is not: the plan could have met it."""
+        return [
+            s for s in self.series if s.total > s.budget and s.floor is not None
+            and s.floor <= s.budget
+        ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -364,7 +443,8 @@ class Audit:
     def __post_init__(self) -> None:
         for name, config in self.configs.items():
             peer = config.get("peer") if isinstance(config, dict) else None
-            self.figures[name] = ConfigFigures(name, peer)
+            fit = peer is None and fit_strategy(config) is not None
+            self.figures[name] = ConfigFigures(name, peer, fit)
 
     def run(self, paths: Sequence[Path], errors: Callable[[str], None]) -> None:
         read: list[AuditFile] = []
@@ -388,6 +468,7 @@ class Audit:
             }
             if not file.steps:
                 entry["note"] = "no steps"
+            entry["floor_steps"] = self.floor_steps(file, budget)
             self.files.append(entry)
             for name, config in self.configs.items():
                 self.replay(file, budget, self.figures[name], config)
@@ -429,12 +510,20 @@ class Audit:
             kept = ev.kept(found, ev.shown_texts(shown, window.system))
             miss, cost = billed(window, previous, self.count)
             invalid = self.violations(file, step, window, figures) or summary.invalid
+            tokens = tokens_of(shown, window.system, self.count)
+            total = tokens + reserve_of(config, budget)
+            floor = None
+            if figures.fit and total > budget:
+                floor_body = self.body(file, step, budget, floor_config(config), k, records)
+                if summaries:
+                    floor_body["summaries"] = summaries
+                floor = self.window_total(file, floor_body, reserve_of(config, budget))
             figures.series.append(
                 StepFigures(
                     file=file.name,
                     step=step,
                     index=k,
-                    tokens=tokens_of(shown, window.system, self.count),
+                    tokens=tokens,
                     evidence=len(found),
                     kept=len(kept),
                     engaged=planned.engaged,
@@ -442,6 +531,9 @@ class Audit:
                     billed=cost,
                     invalid=invalid,
                     plan_ms=planned.plan_ms,
+                    total=total,
+                    budget=budget,
+                    floor=floor,
                     summary_tokens=summary.tokens,
                     summary_cached=summary.cached,
                     summary_billed=summary.billed,
@@ -488,6 +580,19 @@ class Audit:
     ) -> tuple[Window, Planned]:
         if isinstance(config, dict) and "peer" in config:
             return self.peer_window(file, prefix, budget, config["peer"])
+        body = self.body(file, step, budget, config, k, records)
+        if summaries:
+            body["summaries"] = summaries
+        planned = self.planner(body)
+        window = Window(
+            planned.window, core_by_message(file.dialect, planned.window), file.system_text
+        )
+        return window, planned
+
+    def body(
+        self, file: AuditFile, step: int, budget: int, config: Any, k: int, records: list[Any]
+    ) -> dict[str, Any]:
+        """The plan request a service configuration sends at step `step` (the `k`-th)."""
         body = dict(substitute(config, budget))
         body.setdefault("tokenizer", self.tokenizer)
         body.update(
@@ -496,15 +601,27 @@ class Audit:
             iteration=k,
             prior_records=records,
         )
-        if summaries:
-            body["summaries"] = summaries
         if file.system is not None:
             body["system"] = file.system
-        planned = self.planner(body)
-        window = Window(
-            planned.window, core_by_message(file.dialect, planned.window), file.system_text
-        )
-        return window, planned
+        return body
+
+    def window_total(self, file: AuditFile, body: dict[str, Any], reserve: int) -> int:
+        """The total of the window `body` is planned to, as tokens sent counts it, plus
+        `reserve`."""
+        wire = self.planner(body).window
+        shown = [m for core in core_by_message(file.dialect, wire) for m in core]
+        return tokens_of(shown, file.system_text, self.count) + reserve
+
+    def floor_steps(self, file: AuditFile, budget: int) -> list[int]:
+        """The steps whose floor, by the default `fit` request, is over the budget. The floor
+        request is sent with no records: a held cut never holds at a limit of one token, and a
+        stand-down only lets pins go that the floor lets go anyway."""
+        floor = floor_config(DEFAULT_CONFIGS[FLOOR_OF])
+        return [
+            step
+            for k, step in enumerate(file.steps, start=1)
+            if self.window_total(file, self.body(file, step, budget, floor, k, []), 0) > budget
+        ]
 
     def peer_window(
         self, file: AuditFile, prefix: list[Message], budget: int, peer: str

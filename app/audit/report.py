@@ -2,11 +2,15 @@
 
 The page must open anywhere, offline and years later, so it carries everything inline: its style,
 and its charts as SVG written here (no script, no external request). Numbers are written as the
-table writes them, so the page and the terminal never disagree.
+table writes them, so the page and the terminal never disagree. Each file's token chart draws its
+budget as a line, because the budget is the model's limit: a point above it is a window a provider
+refuses, which a reader should see without reading a figure. The files the audit could not use
+are listed with the reason, so that a page never looks complete when it is not.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
@@ -22,6 +26,9 @@ COLUMNS = (
     ("billed", "billed_tokens"),
     ("misses", "cache_misses"),
     ("invalid", "invalid_windows"),
+    ("over B", "over_budget_steps"),
+    ("max total/B", "over_budget_max_ratio"),
+    ("not floor", "over_budget_not_floor"),
     ("engaged", "engaged_steps"),
     ("plan ms", "plan_ms_median"),
     ("summary requests", "summary_requests"),
@@ -35,6 +42,8 @@ def cells(name: str, figures: dict[str, Any]) -> list[str]:
     share = figures["evidence_kept"]
     median = figures["plan_ms_median"]
     share_cached = figures["summary_cached_share"]
+    ratio = figures["over_budget_max_ratio"]
+    not_floor = figures["over_budget_not_floor"]
     row = [
         name,
         "n/a" if share is None else f"{share:.1%}",
@@ -43,6 +52,9 @@ def cells(name: str, figures: dict[str, Any]) -> list[str]:
         f"{figures['billed_tokens']:,}",
         f"{figures['cache_misses']}/{figures['steps']}",
         str(figures["invalid_windows"]),
+        f"{figures['over_budget_steps']}/{figures['steps']}",
+        "–" if ratio is None else f"{ratio:.2f}",
+        "–" if not_floor is None else str(not_floor),
         f"{figures['engaged_steps']}/{figures['steps']}",
         "n/a" if median is None else f"{median:.2f}",
         summary_cell(figures),
@@ -58,6 +70,16 @@ def summary_cell(figures: dict[str, Any]) -> str:
     if not figures["summary_requests"]:
         return "–"
     return f"{figures['summary_requests']} ({figures['summary_tokens']:,} tok)"
+
+
+def skipped_lines(summary: dict[str, Any]) -> list[str]:
+    """Why a configuration was skipped, a line per reason with how many files it skipped: a peer
+    missing its dependency says once, for every file, what to install."""
+    lines = []
+    for name, figures in summary["configurations"].items():
+        reasons = Counter(skipped["reason"] for skipped in figures.get("skipped", ()))
+        lines += [f"{name}: skipped on {n} file(s): {reason}" for reason, n in reasons.items()]
+    return lines
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -76,7 +98,8 @@ def table(summary: dict[str, Any]) -> str:
         if number == 0:
             lines.append("  ".join("-" * width for width in widths))
     files = ", ".join(
-        f"{Path(f['file']).name} ({f['format']}, {f['steps']} steps, B={f['budget']})"
+        f"{Path(f['file']).name} ({f['format']}, {f['steps']} steps, B={f['budget']}, "
+        f"{len(f['floor_steps'])} floor steps)"
         if "error" not in f
         else f"{Path(f['file']).name} (unreadable)"
         for f in summary["files"]
@@ -125,17 +148,26 @@ def _scatter(summary: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _lines(title: str, series: dict[str, list[float]]) -> str:
-    """One small line chart: a line per configuration over a file's steps."""
+def _lines(title: str, series: dict[str, list[float]], budget: int | None = None) -> str:
+    """One small line chart: a line per configuration over a file's steps, and the budget as a
+    dashed horizontal line when given (the scale reaches it, so it is always drawn)."""
     width, height, pad = 640, 180, 40
     longest = max((len(values) for values in series.values()), default=1)
     top = max((max(values) for values in series.values() if values), default=1) or 1
+    if budget is not None:
+        top = max(top, budget)
     parts = [
         f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
         f'<text x="{pad}" y="14">{escape(title)} (max {top:,.0f})</text>',
         f'<line x1="{pad}" y1="{height - pad}" x2="{width - 10}" y2="{height - pad}" '
         'class="axis"/>',
     ]
+    if budget is not None:
+        y = height - pad - budget / top * (height - pad - 24)
+        parts.append(
+            f'<line x1="{pad}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" class="budget"/>'
+            f'<text x="{width - 10}" y="{y - 4:.1f}" text-anchor="end">B = {budget:,}</text>'
+        )
     for number, values in enumerate(series.values()):
         step = (width - pad - 20) / max(1, longest - 1)
         coords = " ".join(
@@ -160,12 +192,14 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:
 table{border-collapse:collapse}td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd}
 td:not(:first-child),th:not(:first-child){text-align:right}svg{width:100%;height:auto}
 svg text{font-size:11px;fill:#444}.axis{stroke:#999}.key{margin-right:1rem}
+.budget{stroke:#000;stroke-dasharray:6 4}.wide{overflow-x:auto}
 """
 
 
 def html(audit: Audit) -> str:
-    """The page: the table, the chart of evidence kept against tokens sent, and per file a line
-    per configuration of its window tokens and of its evidence kept over the steps."""
+    """The page: the table, the chart of evidence kept against tokens sent, per file a line per
+    configuration of its window totals (with the budget) and of its evidence kept over the steps
+    and its floor steps, and the files that could not be audited, with the reason."""
     summary = audit.summary()
     rows = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells(name, figures)) + "</tr>"
@@ -174,20 +208,26 @@ def html(audit: Audit) -> str:
     head = "".join(f"<th>{escape(title)}</th>" for title, _ in COLUMNS)
     names = list(summary["configurations"])
     files = []
+    unused = []
     for entry in summary["files"]:
         if "error" in entry or not entry["steps"]:
+            reason = entry.get("error") or entry.get("note") or "no steps"
+            unused.append(f"<li>{escape(entry['file'])}: {escape(reason)}</li>")
             continue
         by_config: dict[str, list[StepFigures]] = {
             name: [s for s in series if s.file == entry["file"]] for name, series in audit.series()
         }
-        tokens = {name: [float(s.tokens) for s in steps] for name, steps in by_config.items()}
+        totals = {name: [float(s.total) for s in steps] for name, steps in by_config.items()}
         kept = {name: [float(s.kept) for s in steps] for name, steps in by_config.items()}
+        floor = ", ".join(map(str, entry["floor_steps"])) or "none"
         files.append(
             f"<h3>{escape(entry['file'])}</h3><p>{escape(entry['format'])}, "
-            f"{entry['steps']} steps, budget {entry['budget']:,} tokens</p>"
-            + _lines("window tokens per step", tokens)
+            f"{entry['steps']} steps, budget {entry['budget']:,} tokens; floor steps: {floor}</p>"
+            + _lines("window total per step (tokens and reserve)", totals, entry["budget"])
             + _lines("evidence kept per step", kept)
         )
+    if unused:
+        files.append(f"<h3>Files not audited</h3><ul>{''.join(unused)}</ul>")
     return (
         "<!doctype html><html lang=en><meta charset=utf-8>"
         "<title>Context Window Planner audit</title>"
@@ -195,8 +235,12 @@ def html(audit: Audit) -> str:
         f"<p>Budget fraction {summary['budget_fraction']}, tokenizer "
         f"{escape(summary['tokenizer'])}. Billed tokens count a cached prefix at 10%, a "
         "simplification of the providers' cache prices; they include the summary requests, "
-        "each billed against the window sent before it.</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        f"<h2>Evidence kept against tokens sent</h2>{_scatter(summary)}"
+        "each billed against the window sent before it. A window's total is its tokens plus the "
+        "reserve of a <code>fit</code> configuration; over B, a provider refuses it. A floor step "
+        "is one where even what can never leave is over B.</p>"
+        '<div class="wide">'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        + "".join(f"<p>{escape(line)}</p>" for line in skipped_lines(summary))
+        + f"<h2>Evidence kept against tokens sent</h2>{_scatter(summary)}"
         f"<h2>Per file</h2><p>{legend(names)}</p>{''.join(files)}</html>\n"
     )
