@@ -266,6 +266,17 @@ OPENAI_CLEARING_TRANSCRIPT: list[dict[str, Any]] = [
     ],
 ]
 
+# A coding run whose person spoke again in the middle of its tool loop, for `fit` within the limit:
+# the span ends at that request, and the loop after it is long.
+CODING_FOLLOW_UP = "Also check the legacy parser while you are at it."
+OPENAI_FOLLOW_UP_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "system", "content": CODING_SYSTEM},
+    {"role": "user", "content": CODING_TASK},
+    *OPENAI_CLEARING_TRANSCRIPT[2:4],
+    {"role": "user", "content": CODING_FOLLOW_UP},
+    *OPENAI_CLEARING_TRANSCRIPT[4:],
+]
+
 RACK_SUMMARY = (
     "Summary of the run so far: the task is to find the hottest rack on the floor and report it. "
     "The floor holds lab1-rack-a, lab1-rack-b and lab2-rack-a; lab1-rack-a's sensor is offline. "
@@ -509,6 +520,24 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "keep_last_tool_results": 0,
             "request_text": CODING_TASK,
             "iteration": 7,
+        },
+    },
+    "openai-fit-within-limit": {
+        "summary": "Fit within the limit: further spans after the person's latest message",
+        "description": (
+            "The person spoke again in the middle of the tool loop, so the span ends at that "
+            "message: the first task and the first file leave with the notice, and the window "
+            "is still over the target. `fit` goes on (docs/rules.md#within-the-limit): the "
+            "oldest tool turns after the request leave as a further span, with nothing in "
+            "their place, until the window is under the target. `budget.stage` says how far "
+            "it went and `budget.spans` which turns each stage took; with `overflow` `report` "
+            "the plan would stop before capping results."
+        ),
+        "value": {
+            "messages": OPENAI_FOLLOW_UP_TRANSCRIPT,
+            "format": "openai",
+            "strategy": {"kind": "fit", "max_tokens": 1000, "keep_recent_turns": 2},
+            "keep_last_tool_results": 0,
         },
     },
     "native-summaries": {

@@ -54,7 +54,7 @@ export type BudgetOut = {
     /**
      * Met
      *
-     * Engaged: `total_after <= target_tokens`, or for a held cut `total_after <= max_tokens`. Not engaged: true (the window is within `max_tokens`).
+     * Engaged: `total_after <= target_tokens` when `stage` is `span` or `further-spans`; `total_after <= max_tokens` for a held cut and for the later stages, which aim at the limit. Not engaged: true (the window is within `max_tokens`).
      */
     met: boolean;
     /**
@@ -63,6 +63,44 @@ export type BudgetOut = {
      * True when the plan held the previous `fit` cut (the last record of `prior_records`) instead of cutting to `target_tokens`, so the window keeps its prefix; else false (false when not engaged).
      */
     held: boolean;
+    /**
+     * Stage
+     *
+     * The last stage that removed or shaped something: `span` (the span alone, also when nothing was removed), `further-spans`, `pins`, `keep-window` or `caps` (docs/rules.md#within-the-limit).
+     */
+    stage: 'span' | 'further-spans' | 'pins' | 'keep-window' | 'caps';
+    /**
+     * Released Pins
+     *
+     * The pinned turns that left (0 unless `pins` ran).
+     */
+    released_pins: number;
+    /**
+     * Spans
+     *
+     * Every maximal run of turns that left, in turn order, with the stage that took it (a run two stages took is split where the stage changes); `[]` when nothing left.
+     */
+    spans: Array<BudgetSpanOut>;
+};
+
+/**
+ * BudgetSpanOut
+ */
+export type BudgetSpanOut = {
+    /**
+     * From Turn
+     */
+    from_turn: number;
+    /**
+     * Through Turn
+     */
+    through_turn: number;
+    /**
+     * Stage
+     *
+     * `span` for the first span, else the stage that took it.
+     */
+    stage: 'span' | 'further-spans' | 'pins' | 'keep-window' | 'caps';
 };
 
 /**
@@ -305,6 +343,12 @@ export type FitStrategy = {
      * Keep Recent Turns
      */
     keep_recent_turns?: number;
+    /**
+     * Overflow
+     *
+     * When the span leaves the window over `target_tokens`, `fit` goes on: further spans, then pinned turns, then the keep window's turns, then (`cap`) the kept results capped and images replaced; `report` stops before the caps (docs/rules.md#within-the-limit).
+     */
+    overflow?: 'cap' | 'report';
 };
 
 /**
@@ -1438,12 +1482,14 @@ export type ShapedOut = {
     window_index: number | null;
     /**
      * Tool Call Id
+     *
+     * The result's call id; null on an `image-cleared` entry.
      */
-    tool_call_id: string;
+    tool_call_id: string | null;
     /**
      * Action
      */
-    action: 'collapsed' | 'cleared' | 'capped';
+    action: 'collapsed' | 'cleared' | 'capped' | 'image-cleared';
     /**
      * Chars Before
      */
@@ -1452,6 +1498,12 @@ export type ShapedOut = {
      * Chars After
      */
     chars_after: number;
+    /**
+     * Images
+     *
+     * On an `image-cleared` entry only: how many of the message's images were replaced by `[image removed from the context window]`.
+     */
+    images?: number | null;
 };
 
 /**

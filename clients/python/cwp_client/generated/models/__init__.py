@@ -6,6 +6,9 @@ from .anthropic_messages_usage_or_open_ai_responses_usage import (
 )
 from .bedrock_converse_usage import BedrockConverseUsage
 from .budget_out import BudgetOut
+from .budget_out_stage import BudgetOutStage
+from .budget_span_out import BudgetSpanOut
+from .budget_span_out_stage import BudgetSpanOutStage
 from .calibration import Calibration
 from .cap_item import CapItem
 from .cap_marker import CapMarker
@@ -19,6 +22,7 @@ from .diagnostic_out_code import DiagnosticOutCode
 from .dropped_standing_out import DroppedStandingOut
 from .dropped_standing_out_standing_type_0 import DroppedStandingOutStandingType0
 from .fit_strategy import FitStrategy
+from .fit_strategy_overflow import FitStrategyOverflow
 from .gemini_usage_metadata import GeminiUsageMetadata
 from .gemini_usage_metadata_in_snake_case import GeminiUsageMetadataInSnakeCase
 from .health import Health
@@ -112,6 +116,9 @@ __all__ = (
     "AnthropicMessagesUsageOrOpenAIResponsesUsage",
     "BedrockConverseUsage",
     "BudgetOut",
+    "BudgetOutStage",
+    "BudgetSpanOut",
+    "BudgetSpanOutStage",
     "Calibration",
     "CapItem",
     "CapMarker",
@@ -125,6 +132,7 @@ __all__ = (
     "DroppedStandingOut",
     "DroppedStandingOutStandingType0",
     "FitStrategy",
+    "FitStrategyOverflow",
     "GeminiUsageMetadata",
     "GeminiUsageMetadataInSnakeCase",
     "Health",

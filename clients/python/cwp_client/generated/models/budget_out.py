@@ -1,12 +1,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generator, TextIO, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.budget_out_stage import BudgetOutStage
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.budget_span_out import BudgetSpanOut
+
 
 T = TypeVar("T", bound="BudgetOut")
 
@@ -21,10 +26,16 @@ class BudgetOut:
         reserve_tokens (int):
         total_before (int):
         total_after (int):
-        met (bool): Engaged: `total_after <= target_tokens`, or for a held cut `total_after <= max_tokens`. Not engaged:
-            true (the window is within `max_tokens`).
+        met (bool): Engaged: `total_after <= target_tokens` when `stage` is `span` or `further-spans`; `total_after <=
+            max_tokens` for a held cut and for the later stages, which aim at the limit. Not engaged: true (the window is
+            within `max_tokens`).
         held (bool): True when the plan held the previous `fit` cut (the last record of `prior_records`) instead of
             cutting to `target_tokens`, so the window keeps its prefix; else false (false when not engaged).
+        stage (BudgetOutStage): The last stage that removed or shaped something: `span` (the span alone, also when
+            nothing was removed), `further-spans`, `pins`, `keep-window` or `caps` (docs/rules.md#within-the-limit).
+        released_pins (int): The pinned turns that left (0 unless `pins` ran).
+        spans (list[BudgetSpanOut]): Every maximal run of turns that left, in turn order, with the stage that took it (a
+            run two stages took is split where the stage changes); `[]` when nothing left.
     """
 
     max_tokens: int
@@ -34,9 +45,14 @@ class BudgetOut:
     total_after: int
     met: bool
     held: bool
+    stage: BudgetOutStage
+    released_pins: int
+    spans: list[BudgetSpanOut]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.budget_span_out import BudgetSpanOut  # noqa: PLC0415
+
         max_tokens = self.max_tokens
 
         target_tokens = self.target_tokens
@@ -51,6 +67,15 @@ class BudgetOut:
 
         held = self.held
 
+        stage = self.stage.value
+
+        released_pins = self.released_pins
+
+        spans = []
+        for spans_item_data in self.spans:
+            spans_item = spans_item_data.to_dict()
+            spans.append(spans_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -62,6 +87,9 @@ class BudgetOut:
                 "total_after": total_after,
                 "met": met,
                 "held": held,
+                "stage": stage,
+                "released_pins": released_pins,
+                "spans": spans,
             }
         )
 
@@ -69,6 +97,8 @@ class BudgetOut:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.budget_span_out import BudgetSpanOut  # noqa: PLC0415
+
         d = dict(src_dict)
         max_tokens = d.pop("max_tokens")
 
@@ -84,6 +114,17 @@ class BudgetOut:
 
         held = d.pop("held")
 
+        stage = BudgetOutStage(d.pop("stage"))
+
+        released_pins = d.pop("released_pins")
+
+        spans = []
+        _spans = d.pop("spans")
+        for spans_item_data in _spans:
+            spans_item = BudgetSpanOut.from_dict(spans_item_data)
+
+            spans.append(spans_item)
+
         budget_out = cls(
             max_tokens=max_tokens,
             target_tokens=target_tokens,
@@ -92,6 +133,9 @@ class BudgetOut:
             total_after=total_after,
             met=met,
             held=held,
+            stage=stage,
+            released_pins=released_pins,
+            spans=spans,
         )
 
         budget_out.additional_properties = d

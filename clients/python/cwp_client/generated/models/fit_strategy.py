@@ -15,6 +15,7 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.fit_strategy_overflow import FitStrategyOverflow
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="FitStrategy")
@@ -34,6 +35,9 @@ class FitStrategy:
             reserve_tokens (int | Unset): What the next call adds outside the transcript (tool schemas, instructions, the
                 reply's room), counted in every total. Default: 0.
             keep_recent_turns (int | Unset):  Default: 2.
+            overflow (FitStrategyOverflow | Unset): When the span leaves the window over `target_tokens`, `fit` goes on:
+                further spans, then pinned turns, then the keep window's turns, then (`cap`) the kept results capped and images
+                replaced; `report` stops before the caps (docs/rules.md#within-the-limit). Default: FitStrategyOverflow.CAP.
     """
 
     kind: Literal["fit"]
@@ -41,6 +45,7 @@ class FitStrategy:
     target_tokens: int | Unset = UNSET
     reserve_tokens: int | Unset = 0
     keep_recent_turns: int | Unset = 2
+    overflow: FitStrategyOverflow | Unset = FitStrategyOverflow.CAP
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind
@@ -52,6 +57,10 @@ class FitStrategy:
         reserve_tokens = self.reserve_tokens
 
         keep_recent_turns = self.keep_recent_turns
+
+        overflow: str | Unset = UNSET
+        if not isinstance(self.overflow, Unset):
+            overflow = self.overflow.value
 
         field_dict: dict[str, Any] = {}
 
@@ -67,6 +76,8 @@ class FitStrategy:
             field_dict["reserve_tokens"] = reserve_tokens
         if keep_recent_turns is not UNSET:
             field_dict["keep_recent_turns"] = keep_recent_turns
+        if overflow is not UNSET:
+            field_dict["overflow"] = overflow
 
         return field_dict
 
@@ -85,12 +96,20 @@ class FitStrategy:
 
         keep_recent_turns = d.pop("keep_recent_turns", UNSET)
 
+        _overflow = d.pop("overflow", UNSET)
+        overflow: FitStrategyOverflow | Unset
+        if isinstance(_overflow, Unset):
+            overflow = UNSET
+        else:
+            overflow = FitStrategyOverflow(_overflow)
+
         fit_strategy = cls(
             kind=kind,
             max_tokens=max_tokens,
             target_tokens=target_tokens,
             reserve_tokens=reserve_tokens,
             keep_recent_turns=keep_recent_turns,
+            overflow=overflow,
         )
 
         return fit_strategy

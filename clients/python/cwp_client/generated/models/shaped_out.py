@@ -18,18 +18,21 @@ class ShapedOut:
     Attributes:
         message_index (int): Caller index of the result's message.
         window_index (int | None): Its position in the new window; null when it was evicted.
-        tool_call_id (str):
+        tool_call_id (None | str): The result's call id; null on an `image-cleared` entry.
         action (ShapedOutAction):
         chars_before (int):
         chars_after (int):
+        images (int | None | Unset): On an `image-cleared` entry only: how many of the message's images were replaced by
+            `[image removed from the context window]`.
     """
 
     message_index: int
     window_index: int | None
-    tool_call_id: str
+    tool_call_id: None | str
     action: ShapedOutAction
     chars_before: int
     chars_after: int
+    images: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -38,6 +41,7 @@ class ShapedOut:
         window_index: int | None
         window_index = self.window_index
 
+        tool_call_id: None | str
         tool_call_id = self.tool_call_id
 
         action = self.action.value
@@ -45,6 +49,12 @@ class ShapedOut:
         chars_before = self.chars_before
 
         chars_after = self.chars_after
+
+        images: int | None | Unset
+        if isinstance(self.images, Unset):
+            images = UNSET
+        else:
+            images = self.images
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -58,6 +68,8 @@ class ShapedOut:
                 "chars_after": chars_after,
             }
         )
+        if images is not UNSET:
+            field_dict["images"] = images
 
         return field_dict
 
@@ -73,13 +85,27 @@ class ShapedOut:
 
         window_index = _parse_window_index(d.pop("window_index"))
 
-        tool_call_id = d.pop("tool_call_id")
+        def _parse_tool_call_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        tool_call_id = _parse_tool_call_id(d.pop("tool_call_id"))
 
         action = ShapedOutAction(d.pop("action"))
 
         chars_before = d.pop("chars_before")
 
         chars_after = d.pop("chars_after")
+
+        def _parse_images(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        images = _parse_images(d.pop("images", UNSET))
 
         shaped_out = cls(
             message_index=message_index,
@@ -88,6 +114,7 @@ class ShapedOut:
             action=action,
             chars_before=chars_before,
             chars_after=chars_after,
+            images=images,
         )
 
         shaped_out.additional_properties = d

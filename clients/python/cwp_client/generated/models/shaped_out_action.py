@@ -5,6 +5,7 @@ class ShapedOutAction(StrEnum):
     CAPPED = "capped"
     CLEARED = "cleared"
     COLLAPSED = "collapsed"
+    IMAGE_CLEARED = "image-cleared"
 
     def __str__(self) -> str:
         return str(self.value)
