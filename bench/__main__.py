@@ -11,7 +11,8 @@ of small requests against a bare endpoint of the same app, and the server's peak
 done for the cap (1,000 results) and the offer, and for the plan with both shaping options
 (`collapse` and `cap`) at 1,000 and 10,000 messages, and the plan counting tokens with each
 tokenizer at 100, 1,000 and 10,000 native messages, each with its cost over the plain plan, and
-the `fit` plan of an agent run with `o200k_base` against `estimate` (`bench.agent_tokens`).
+the `fit` plan of an agent run with `o200k_base` against `estimate` (`bench.agent_tokens`), and
+`fit`'s further stages against the single span of the same body (`bench.within_limit`).
 Targets are in docs/performance.md; the prompt-cache benchmark is `python -m bench.cache`.
 """
 
@@ -39,6 +40,8 @@ from bench.agent_tokens import measure_agent_run
 from bench.asgi import call_asgi
 from bench.generate import cap_body, offer_body, plan_body
 from bench.loadgen import run_load
+from bench.within_limit import SIZES as WITHIN_LIMIT_SIZES
+from bench.within_limit import measure as measure_within_limit
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -419,6 +422,7 @@ def main() -> None:
         "growth": {},
         "throughput": [],
         "agent_tokens": [],
+        "within_limit": [],
     }
     server = Server()
     try:
@@ -498,6 +502,13 @@ def main() -> None:
             )
             report["cap"].append({"results": 1_000, **row})
             report["agent_tokens"].append(measure_agent_run(app))
+        for size in WITHIN_LIMIT_SIZES:
+            row = measure_within_limit(size, 15)
+            report["within_limit"].append(row)
+            print(
+                f"fit within the limit, {size:,} messages: stage 1 {row['stage 1 ms']:.2f} ms, "
+                f"single span {row['single span ms']:.2f} ms, {row['ratio']:.2f}x"
+            )
         for name in ("plan", "offer"):
             for format_name in args.formats:
                 rows = {r["messages"]: r for r in report[name] if r["format"] == format_name}
