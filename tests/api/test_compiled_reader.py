@@ -47,8 +47,10 @@ from fuzz.fuzz_compiled_reader import comparable
 from fuzz.fuzz_requests import SEEDS
 from tests.api.test_fit_http import fit_body
 from tests.api.test_frames_http import INTERRUPTION, REMINDER, TASK, transcript
+from tests.api.test_within_limit_http import example_body
 from tests.core.fit_examples import FIT_EXAMPLES
 from tests.core.window_examples import WINDOW_EXAMPLES, request_body
+from tests.core.within_limit_examples import WITHIN_LIMIT_EXAMPLES
 from tests.formats.test_properties import TRANSCRIPTS
 
 if not compiled.available():
@@ -167,6 +169,16 @@ def test_arguments_written_as_orjson_writes_them_are_kept_as_that_text() -> None
 @pytest.mark.parametrize("format_name", DIALECTS)
 def test_the_fit_examples_give_the_python_answer(example: Any, format_name: str) -> None:
     encoded = orjson.dumps(fit_body(format_name, example))
+    assert compiled_answers(encoded)
+    assert assert_same_answer(encoded) == 200
+
+
+@pytest.mark.parametrize("example", WITHIN_LIMIT_EXAMPLES, ids=lambda example: example.name)
+@pytest.mark.parametrize("format_name", DIALECTS)
+def test_the_within_limit_examples_give_the_python_answer(example: Any, format_name: str) -> None:
+    """Further spans, the keep window and caps: several removed ranges and capped results,
+    written by each dialect's one writer over the scan (docs/rules.md#within-the-limit)."""
+    encoded = orjson.dumps(example_body(format_name, example))
     assert compiled_answers(encoded)
     assert assert_same_answer(encoded) == 200
 
