@@ -105,8 +105,10 @@ def shape(
         )
         if replacement is None or action is None or is_shaped(text):
             continue
-        # The written result is the replacement alone: images inside it are gone too.
-        shaped[index] = message._replace(content=replacement, images=())
+        # The written result is the replacement alone: images and documents inside it are gone too.
+        shaped[index] = message._replace(
+            content=replacement, images=(), extra_texts=(), extra_tokens=0
+        )
         report.append(
             ShapedResult(
                 index=index,

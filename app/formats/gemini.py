@@ -34,6 +34,7 @@ from app.core.messages import Message, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
 from app.formats.dialect import Dialect, Signals
+from app.formats.extras import DOCUMENT_TOKENS
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -69,17 +70,27 @@ def part_image(part: JsonObject) -> Image | None:
     return Image("gemini", level if isinstance(level, str) else None)
 
 
-def parts_images(parts: Any) -> tuple[Image, ...]:
-    """The images of a list of parts (a `functionResponse`'s `parts`; none when not a list)."""
+def is_media(part: JsonObject) -> bool:
+    """An `inlineData` or `fileData` part: an image, or a file (a document, audio, video)."""
+    return "inlineData" in part or "fileData" in part
+
+
+def parts_media(parts: Any) -> tuple[tuple[Image, ...], int]:
+    """The images of a list of parts (a `functionResponse`'s `parts`; none when not a list), and
+    the fixed count of its other media parts (documents, audio, video: sent as bytes or a URI,
+    never as text)."""
     if type(parts) is not list:
-        return ()
+        return (), 0
     found = []
+    files = 0
     for part in parts:
-        if type(part) is dict and ("inlineData" in part or "fileData" in part):
+        if type(part) is dict and is_media(part):
             image = part_image(part)
             if image is not None:
                 found.append(image)
-    return tuple(found)
+            else:
+                files += DOCUMENT_TOKENS
+    return tuple(found), files
 
 
 def content_hash(content: Any) -> str:
@@ -173,16 +184,11 @@ def read_plain(
     if type(parts) is not list or (injected is not True and injected is not False):
         return None
     pieces: list[str] = []
-    images: list[Image] = []
     if role == "model":
         named: list[tuple[str | None, str, Any]] = []
         for part in parts:
             if type(part) is not dict:
                 return None
-            if "inlineData" in part or "fileData" in part:
-                image = part_image(part)
-                if image is not None:
-                    images.append(image)
             text = part.get("text")
             call = part.get("functionCall")
             if text is not None:
@@ -224,7 +230,9 @@ def read_plain(
                     index,
                     tuple(range(len(parts))),
                     None,
-                    tuple(images),
+                    (),
+                    (),
+                    0,
                 ),
             )
         )
@@ -233,6 +241,8 @@ def read_plain(
         return None
     results: list[Message] = []
     user_parts: list[int] = []
+    images: list[Image] = []
+    files = 0
     answers: Answers | None = None
     for position, part in enumerate(parts):
         if type(part) is not dict:
@@ -265,6 +275,7 @@ def read_plain(
             k = answers.position(name)
             if call_id is None:
                 call_id = answers.answer(name, k)
+            held, held_files = parts_media(get_field("parts"))
             results.append(
                 from_fields(
                     Message,
@@ -279,7 +290,9 @@ def read_plain(
                         index,
                         (position,),
                         None,
-                        parts_images(get_field("parts")),
+                        held,
+                        (),
+                        held_files,
                     ),
                 )
             )
@@ -288,10 +301,12 @@ def read_plain(
             if type(text) is not str:
                 return None
             pieces.append(text)
-        if "inlineData" in part or "fileData" in part:
+        if is_media(part):
             image = part_image(part)
             if image is not None:
                 images.append(image)
+            else:
+                files += DOCUMENT_TOKENS
         user_parts.append(position)
     out.extend(results)
     if user_parts or not parts:
@@ -310,6 +325,8 @@ def read_plain(
                     tuple(user_parts),
                     None,
                     tuple(images),
+                    (),
+                    files,
                 ),
             )
         )
@@ -423,18 +440,14 @@ def read_model(
     content: JsonObject, parts: list[Any], index: int, injected: bool, problems: Problems
 ) -> Message:
     """Non-thought text parts joined, `functionCall` parts as calls; every other part adds
-    nothing."""
+    nothing (an image or a file in the model's own content is not counted)."""
     pieces: list[str] = []
-    images: list[Image] = []
     named: list[tuple[str | None, str, Any]] = []
     for position, value in enumerate(parts):
         loc = (index, "parts", position)
         part = part_object(value, loc, problems)
         if part is None:
             continue
-        image = part_image(part)
-        if image is not None:
-            images.append(image)
         text = text_of(part, loc, problems)
         if text is not None:
             thought = part.get("thought")
@@ -460,7 +473,6 @@ def read_model(
         injected=injected,
         source=index,
         blocks=tuple(range(len(parts))),
-        images=tuple(images),
     )
 
 
@@ -477,6 +489,7 @@ def read_user(
     messages: list[Message] = []
     pieces: list[str] = []
     images: list[Image] = []
+    files = 0
     user_parts: list[int] = []
     answers = Answers(previous, content)
     for position, value in enumerate(parts):
@@ -501,6 +514,8 @@ def read_user(
         image = part_image(part)
         if image is not None:
             images.append(image)
+        elif is_media(part):
+            files += DOCUMENT_TOKENS
         user_parts.append(position)
     if user_parts or not parts:
         messages.append(
@@ -511,6 +526,7 @@ def read_user(
                 source=index,
                 blocks=tuple(user_parts),
                 images=tuple(images),
+                extra_tokens=files,
             )
         )
     return messages
@@ -529,6 +545,7 @@ def read_response(
         problems.add((*loc, "response"), "'response' must be an object", "dict_type")
         response = None
     k = answers.position(name)
+    images, files = parts_media(part.get("parts"))
     return Message(
         "tool",
         response_text(response),
@@ -537,7 +554,8 @@ def read_response(
         not_dispatched=not_dispatched,
         source=index,
         blocks=(position,),
-        images=parts_images(part.get("parts")),
+        images=images,
+        extra_tokens=files,
     )
 
 

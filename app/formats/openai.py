@@ -20,6 +20,7 @@ from app.core.images import Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
 from app.formats.dialect import Signals
+from app.formats.extras import DOCUMENT_TOKENS
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -45,6 +46,7 @@ ROLES: dict[str, Role] = {
     "tool": "tool",
 }
 TEXT_PARTS = {"text": "text"}
+FILE = "file"
 ASSISTANT_PARTS = {"text": "text", "refusal": "refusal"}
 CALL_TYPES = ("function", "custom")
 # Where each call type keeps what the model wrote for the tool (counted as its arguments).
@@ -80,7 +82,21 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             return None
         return from_fields(
             Message,
-            ("tool", content, (), call_id, None, injected, not_dispatched, index, (), None, ()),
+            (
+                "tool",
+                content,
+                (),
+                call_id,
+                None,
+                injected,
+                not_dispatched,
+                index,
+                (),
+                None,
+                (),
+                (),
+                0,
+            ),
         )
     if role == "assistant":
         if content is None:
@@ -107,14 +123,16 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 )
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, (), None, ())
+            Message,
+            ("assistant", content, calls, None, None, injected, False, index, (), None, (), (), 0),
         )
     if (role == "user" or role == "system" or role == "developer") and type(content) is str:
         if items is not None:
             return None
         core_role: Role = "user" if role == "user" else "system"
         return from_fields(
-            Message, (core_role, content, (), None, None, injected, False, index, (), None, ())
+            Message,
+            (core_role, content, (), None, None, injected, False, index, (), None, (), (), 0),
         )
     return None
 
@@ -141,9 +159,20 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
         return None
     calls = read_calls(message, role, index, problems, call_of)
     content = read_content(message, role, index, problems)
+    if core_role == "assistant" or core_role == "system":  # their parts count no image, no file
+        return Message(core_role, content, calls, injected=injected, source=index)
     images = content_images(message.get("content"))
-    if core_role != "tool":
-        return Message(core_role, content, calls, injected=injected, source=index, images=images)
+    files = content_files(message.get("content"))
+    if core_role == "user":
+        return Message(
+            "user",
+            content,
+            calls,
+            injected=injected,
+            source=index,
+            images=images,
+            extra_tokens=files,
+        )
     return Message(
         "tool",
         content,
@@ -152,6 +181,7 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
         not_dispatched=flag(message, "not_dispatched", (index, "not_dispatched"), problems),
         source=index,
         images=images,
+        extra_tokens=files,
     )
 
 
@@ -165,6 +195,16 @@ def content_images(content: Any) -> tuple[Image, ...]:
         part_image(part)
         for part in content
         if type(part) is dict and part.get("type") == "image_url"
+    )
+
+
+def content_files(content: Any) -> int:
+    """The fixed count of a content array's `file` parts (`file_data` or `file_id`: never sent
+    as text)."""
+    if type(content) is not list:
+        return 0
+    return DOCUMENT_TOKENS * sum(
+        1 for part in content if type(part) is dict and part.get("type") == FILE
     )
 
 
