@@ -7,10 +7,14 @@ caller index (`source`) and the block indices it holds (`blocks`), so a window i
 regrouping the kept core messages: consecutive ones from the same caller message become that
 message again, holding only their blocks, each block the caller's own object. Blocks that carry no
 text (images, documents, thinking, server-tool blocks, types this version does not know) add no
-characters and travel with their message. An `image` block, in a message or inside a
+characters and travel with their message. An `image` block, in a user message or inside a
 `tool_result`'s content, is an image its core message carries, counted by Claude's rule
 (`docs/rules.md#images`): a `base64` source by its header, a `url` or `file` source at the unknown
-size. The top-level `system` prompt is outside `messages` and
+size; one in the model's own message counts nothing. What the provider reads with no core text
+counts tokens too (`docs/rules.md#the-tokens-of-a-message`): a `document` block there (its text
+when sent as text, else a fixed count), and a server tool's result block in an assistant message
+(its compact JSON). A plan that clears images has them written back as text blocks
+(`clear_images`). The top-level `system` prompt is outside `messages` and
 is not read here.
 
 The provider's own summary of the run (a `compaction` block whose `content` is a non-empty string)
@@ -25,13 +29,14 @@ the current request and the pins are looked for only after it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from app.core.images import Image, base64_image
+from app.core.images import IMAGE_REMOVED_TEXT, Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_blocks_cleared
 from app.formats.dialect import Dialect, Signals
 from app.formats.extras import Extras, item_text
 from app.formats.fields import (
@@ -646,6 +651,34 @@ def any_system(system: Any) -> bool:
     return True
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The messages with each `image` block of the given core messages (in the message, or in a
+    `tool_result`'s content) replaced by a text block holding `IMAGE_REMOVED_TEXT`
+    (docs/rules.md#images)."""
+    return with_blocks_cleared(callers, core, indices, BLOCKS, block_without_images)
+
+
+def block_without_images(block: Any) -> Any:
+    if type(block) is not dict:
+        return block
+    block_type = block.get("type")
+    if block_type == IMAGE:
+        return {"type": "text", "text": IMAGE_REMOVED_TEXT}
+    if block_type != "tool_result":
+        return block
+    content = block.get("content")
+    cleared = replaced_parts(content, image_as_text)
+    return block if cleared is content else {**block, "content": cleared}
+
+
+def image_as_text(block: Any) -> Any:
+    if type(block) is dict and block.get("type") == IMAGE:
+        return {"type": "text", "text": IMAGE_REMOVED_TEXT}
+    return block
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -661,4 +694,5 @@ DIALECT = Dialect(
     reading_start=artifact_position,
     request_keys=("system", "messages"),
     blocks_key=BLOCKS,
+    clear_images=clear_images,
 )

@@ -18,7 +18,11 @@ messages, each block the caller's own object.
 An `image` block is an image counted by Claude's rule (`docs/rules.md#images`: Bedrock's Claude
 models) in the core message that holds the block (the person's words it travels with, or the
 `toolResult` whose content holds it): `source.bytes` (base64 in Converse's JSON) by its header,
-an `s3Location` at the unknown size.
+an `s3Location` at the unknown size; one in an assistant message counts nothing. A `document`
+block counts its text when sent as text, else a fixed count, and a server-side tool's `toolResult`
+in an assistant message its compact JSON (`docs/rules.md#the-tokens-of-a-message`): the provider
+reads them, though they add no characters. A plan that clears images has each written back as a
+`{"text": …}` block (`clear_images`).
 
 Converse requires the roles to alternate, so the window is then laid out at the seam the removal
 left: the notice's text block joins a user message beside it (the kept request before it, else
@@ -31,16 +35,17 @@ through `seam_groups`, so they cannot disagree.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import orjson
 
-from app.core.images import Image, base64_image
+from app.core.images import IMAGE_REMOVED_TEXT, Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import WindowPlan
 from app.formats.blocks import Run, runs_of, with_blocks_rewritten
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_blocks_cleared
 from app.formats.dialect import Dialect, Removed, Signals
 from app.formats.extras import Extras, item_text
 from app.formats.fields import (
@@ -834,6 +839,35 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     return False
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The messages with each `image` block of the given core messages (one riding with a text or
+    a result, or in a `toolResult`'s content) replaced by a `{"text": IMAGE_REMOVED_TEXT}` block
+    (docs/rules.md#images). The text is a core message of its own when the window is read again,
+    one the service wrote, so it is never taken for a person's request."""
+    return with_blocks_cleared(callers, core, indices, BLOCKS, block_without_images)
+
+
+def block_without_images(block: Any) -> Any:
+    if type(block) is not dict:
+        return block
+    if IMAGE in block:
+        return {"text": IMAGE_REMOVED_TEXT}
+    result = block.get("toolResult")
+    if type(result) is not dict:
+        return block
+    content = result.get("content")
+    cleared = replaced_parts(content, image_as_text)
+    return block if cleared is content else {**block, "toolResult": {**result, "content": cleared}}
+
+
+def image_as_text(item: Any) -> Any:
+    if type(item) is dict and IMAGE in item:
+        return {"text": IMAGE_REMOVED_TEXT}
+    return item
+
+
 def system_signal(system: Any) -> bool:
     """Rule 6: a top-level system prompt that is a non-empty array of blocks with no `type`."""
     return (
@@ -864,4 +898,5 @@ DIALECT = Dialect(
     user_text_after=user_text_after,
     request_keys=("system", "messages"),
     blocks_key=BLOCKS,
+    clear_images=clear_images,
 )

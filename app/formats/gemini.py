@@ -9,9 +9,13 @@ window is written as Anthropic's is: kept core messages regrouped into their con
 part the caller's own object, so thought parts and every `thoughtSignature` stay where the API put
 them. The system prompt (`systemInstruction`) is outside `contents`, sent in the request's `system`.
 
-An `inlineData` or `fileData` part with an `image/*` MIME type (in a content, or in a
+An `inlineData` or `fileData` part with an `image/*` MIME type (in a user content, or in a
 `functionResponse`'s own `parts`) is an image counted by Gemini's rule (`docs/rules.md#images`):
-by the part's `mediaResolution.level`, whatever its size, so no header is read.
+by the part's `mediaResolution.level`, whatever its size, so no header is read. Any other such part
+there (a document, audio, video) counts a fixed number of tokens, as a file the provider reads
+(`docs/rules.md#the-tokens-of-a-message`); in a `model` content neither counts. A plan that clears
+images has each written back as a `{"text": …}` part, except inside a `functionResponse`'s `parts`,
+which hold only media: there it is taken out (`clear_images`).
 
 Gemini calls often carry no id. The service then names a call `<name>#<k>:<h>` (`k` its position
 among the calls of that name in its content, `h` the first 12 hex digits of SHA-256 of that
@@ -24,15 +28,16 @@ diagnostics report rather than a refused request. These names are never written 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import orjson
 
-from app.core.images import Image
+from app.core.images import IMAGE_REMOVED_TEXT, Image
 from app.core.messages import Message, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
+from app.formats.cleared import with_blocks_cleared
 from app.formats.dialect import Dialect, Signals
 from app.formats.extras import DOCUMENT_TOKENS
 from app.formats.fields import (
@@ -598,6 +603,39 @@ def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
     )
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The contents with each image part of the given core messages replaced by a
+    `{"text": IMAGE_REMOVED_TEXT}` part (docs/rules.md#images). An image in a `functionResponse`'s
+    own `parts` is taken out of them instead (the key itself when none is left): the API reads
+    only media there, so a text part would make the request refused."""
+    return with_blocks_cleared(callers, core, indices, BLOCKS, part_without_images)
+
+
+def part_without_images(part: Any) -> Any:
+    if type(part) is not dict:
+        return part
+    if is_image(part):
+        return {"text": IMAGE_REMOVED_TEXT}
+    response = part.get("functionResponse")
+    if type(response) is not dict:
+        return part
+    held = response.get("parts")
+    if type(held) is not list:
+        return part
+    kept = [item for item in held if not is_image(item)]
+    if len(kept) == len(held):
+        return part
+    if kept:
+        return {**part, "functionResponse": {**response, "parts": kept}}
+    return {**part, "functionResponse": {k: v for k, v in response.items() if k != "parts"}}
+
+
+def is_image(part: Any) -> bool:
+    return type(part) is dict and is_media(part) and part_image(part) is not None
+
+
 # ---- the system prompt (`systemInstruction`) -----------------------------------------------------
 
 SYSTEM_KEYS = ("parts", "role")
@@ -659,4 +697,5 @@ DIALECT = Dialect(
     system_problem=system_problem,
     request_keys=("systemInstruction", "contents"),
     blocks_key=BLOCKS,
+    clear_images=clear_images,
 )

@@ -13,21 +13,27 @@ removed; an earlier one is superseded and read as a reasoning item is, part of i
 core messages cover the items in order, so a window is a splice of the caller's own items.
 `item_reference` (a stored item) cannot be planned and is refused, as is any item type this
 version does not know. Images are counted by OpenAI's rule (`docs/rules.md#images`): the
-`input_image` parts of message items and of call outputs, and a `computer_call_output`'s
+`input_image` parts of user message items and of call outputs, and a `computer_call_output`'s
 `computer_screenshot` (which has no `detail`); a base64 `data:` URL by its header, an http URL or a
 `file_id` at the unknown size. An assistant run carries no image: its message items hold output
-text, and an image part there (which the API does not accept) is not counted. The top-level
-system prompt is the request's `instructions`, sent in `system`.
+text, and an image part there (which the API does not accept) is not counted. What the provider
+reads with no core text counts tokens too (`docs/rules.md#the-tokens-of-a-message`): a shell's or
+a patch's output, each server-side tool item of a run (its compact JSON; an image generation's
+result as an image of unknown size), and an `input_file` part. A plan that clears images has each
+written back as an `input_text` part, never a `computer_call_output`'s screenshot, which the API
+requires (`Image.required`). The top-level system prompt is the request's `instructions`, sent in
+`system`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from app.core.images import OPENAI_UNKNOWN, Image, url_image
+from app.core.images import IMAGE_REMOVED_TEXT, OPENAI_UNKNOWN, Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_messages_cleared
 from app.formats.dialect import Dialect, Removed, Signals
 from app.formats.extras import DOCUMENT_TOKENS, IDENTIFYING_KEYS, item_text, output_text
 from app.formats.fields import (
@@ -541,6 +547,36 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     )
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The items with each `input_image` part of the given core messages (a user message item's
+    `content`, a function output's `output` array) replaced by an `input_text` part holding
+    `IMAGE_REMOVED_TEXT` (docs/rules.md#images); a `computer_call_output`'s screenshot stays."""
+    return with_messages_cleared(callers, core, indices, item_without_images)
+
+
+def item_without_images(item: Any) -> Any:
+    if not is_object(item):
+        return item
+    item_type = item.get("type", MESSAGE)
+    if item_type == MESSAGE:
+        key = "content"
+    elif item_type in FUNCTION_OUTPUTS:
+        key = "output"
+    else:  # a computer_call_output: the API requires its screenshot
+        return item
+    parts = item.get(key)
+    cleared = replaced_parts(parts, part_without_image)
+    return item if cleared is parts else {**item, key: cleared}
+
+
+def part_without_image(part: Any) -> Any:
+    if type(part) is dict and part.get("type") == INPUT_IMAGE:
+        return {"type": "input_text", "text": IMAGE_REMOVED_TEXT}
+    return part
+
+
 DIALECT = Dialect(
     "responses",
     read,
@@ -553,4 +589,5 @@ DIALECT = Dialect(
     system_text=system_text,
     system_problem=system_problem,
     request_keys=("instructions", "input"),
+    clear_images=clear_images,
 )
