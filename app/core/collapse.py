@@ -96,6 +96,9 @@ def collapse(
         if ticket is None:
             ticket = tickets[row.tool_call_id] = ticket_for(row)
         if message.content != ticket:
-            view[index] = message._replace(content=ticket, images=())
+            # The ticket replaces the whole result, its images and documents too.
+            view[index] = message._replace(
+                content=ticket, images=(), extra_texts=(), extra_tokens=0
+            )
             changed.append(index)
     return view, changed

@@ -3,8 +3,10 @@
 The request is what the agent was asked to do; it must never leave the window, and nothing at or
 before it is pinned, so a new request releases everything gathered for the previous one. Only a
 person's words can be the request: messages the framework injected and the frames this service
-writes (a drop notice, a compaction) are user messages that nobody said, and one that merely
-imitates a frame is treated the same way rather than guessed at. A framework frame (a reminder, a
+writes (a drop notice, a compaction, the text that replaces an image) are user messages that
+nobody said, and one that merely imitates a frame is treated the same way rather than guessed at.
+A user message with no text (only images or files: the screenshot a computer-use framework sends
+after each action) asks nothing, so it is no request either. A framework frame (a reminder, a
 command echo, an interruption mark: `app.core.frames`) is not a person's words either, unless the
 caller names it as the request with `request_text`, which then wins over detection.
 
@@ -21,22 +23,25 @@ from app.core.frames import FrameDetection
 from app.core.messages import Message
 from app.core.turns import Segment, turn_index_of
 
-SERVICE_FRAMES = ("[dropped history", "[compacted history")
+# How each text the service writes into a window begins: a drop notice, a summary, and the text
+# that replaces an image (`app.core.images.IMAGE_REMOVED_TEXT`).
+SERVICE_FRAMES = ("[dropped history", "[compacted history", "[image removed")
 
 
 def could_be_said_by_a_person(message: Message) -> bool:
-    """A user message that is neither injected nor one of the service's frames: a person's words,
-    or a framework frame, which only `request_text` can make the request."""
+    """A user message with a text that is neither injected nor one of the service's frames: a
+    person's words, or a framework frame, which only `request_text` can make the request."""
     return (
         message.role == "user"
         and not message.injected
+        and message.content != ""
         and not message.content.startswith(SERVICE_FRAMES)
     )
 
 
 def said_by_a_person(message: Message, *, frames: FrameDetection) -> bool:
-    """A user message that is neither injected, nor one of the service's frames, nor (when
-    `frames` is enabled) a framework frame."""
+    """A user message with a text that is neither injected, nor one of the service's frames, nor
+    (when `frames` is enabled) a framework frame."""
     return could_be_said_by_a_person(message) and not frames.detects(message.content)
 
 

@@ -11,12 +11,18 @@ window of screenshots holds hundreds, so the reader decodes just the few bytes i
 base64 group of 4 characters is 3 bytes, so any byte range maps onto a slice of the string). A
 JPEG's size sits after its metadata segments; the walk jumps from segment header to segment header
 without decoding what lies between, and gives up after `MAX_JPEG_SEGMENTS`. Whatever the input,
-the work is bounded by a constant, and a header that cannot be read is an unknown size, never an
+the decoding is bounded by a constant, and a header that cannot be read is an unknown size, never an
 error: the image then counts its rule's unknown-size figure.
 
-Deliberately wrong: the characters outside the decoded header are not checked to be base64 (a
-payload corrupt past its header still counts its header's size); an image given by URL or file id
-counts the unknown size, since nothing is fetched; a zero width or height is read as unknown
+The whole payload is checked to be base64 once a header gave a size (a payload corrupt past its
+header counts the unknown size, as data that is not base64 does), without decoding it: a few
+passes of C over the string (`is_base64`). Measured on a 1 MB image (1.33 M base64 characters):
+1.2 ms as a bare base64 field, 2.1 ms inside a `data:` URL (whose payload is sliced off first),
+where decoding it with `binascii`'s strict mode takes 4.8 ms.
+
+Deliberately wrong: the checked payload is not decoded, so bytes past the header that are valid
+base64 but no valid image still count the header's size; an image given by URL or file id counts
+the unknown size, since nothing is fetched; a zero width or height is read as unknown
 rather than as an empty image; and each rule is the one published for one generation of models
 (GPT-4o/4.1 tiles, Claude up to 4.6, Gemini 3), which calibration (docs/rules.md#calibration)
 corrects for the others.
@@ -41,20 +47,21 @@ class Image(NamedTuple):
     `data` holds the image's base64 bytes from offset `start` on (the caller's own string, a
     `data:` URL or a bare base64 field, never copied), or None when the image is given by URL or
     file id. The size is read only when tokens are counted, so a plan without a tokenizer never
-    decodes a header.
+    decodes a header. `required` is True for an image the provider requires to stay an image (a
+    Responses `computer_call_output`'s screenshot): it is never replaced by a text
+    (docs/rules.md#images).
     """
 
     rule: ImageRule
     detail: str | None = None
     data: str | None = None
     start: int = 0
-    # The provider requires it to stay an image (a Responses `computer_call_output` screenshot),
-    # so it is never replaced by a text.
     required: bool = False
 
 
-# What an image replaced in a window says in its place (docs/rules.md#caps-and-images); it starts
-# with one of the service's own frames, so it is never taken for a person's request.
+# What an image replaced by a text holds (docs/rules.md#images): it starts with one of the
+# service's own frames, so where a format makes it a core message of its own (a Bedrock text
+# block) it is never taken for a person's request.
 IMAGE_REMOVED_TEXT = "[image removed from the context window]"
 
 
@@ -86,6 +93,8 @@ MAX_DATA_URL_PREFIX = 256
 # The bytes every signature and non-JPEG header fits in (a WebP `VP8X` canvas ends at byte 30).
 HEAD_BYTES = 30
 HEAD_CHARS = 4 * HEAD_BYTES // 3
+
+BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 GIF_SIGNATURES = (b"GIF87a", b"GIF89a")
@@ -141,7 +150,7 @@ def decoded(data: str, start: int, offset: int, count: int) -> bytes | None:
 
 def inline_size(data: str, start: int = 0) -> tuple[int, int] | None:
     """(width, height) from the header of the base64 image `data[start:]`; None when no header of
-    a known format can be read there."""
+    a known format can be read there, or when the payload is not base64 throughout."""
     if start < 0 or start >= len(data):
         return None
     head = decoded_head(data, start)
@@ -150,9 +159,20 @@ def inline_size(data: str, start: int = 0) -> tuple[int, int] | None:
     size = header_size(head)
     if size is None and head[:2] == b"\xff\xd8":
         size = jpeg_size(data, start)
-    if size is None or size[0] <= 0 or size[1] <= 0:
+    if size is None or size[0] <= 0 or size[1] <= 0 or not is_base64(data, start):
         return None
     return size
+
+
+def is_base64(data: str, start: int = 0) -> bool:
+    """Whether `data[start:]` is base64 as `binascii`'s strict mode reads it (the alphabet's
+    characters in groups of four, at most two `=` at the end and nowhere else), checked without
+    decoding: deleting the alphabet's bytes must leave nothing."""
+    payload = data[start:] if start else data
+    body = payload.rstrip("=")
+    if len(payload) % 4 or len(payload) - len(body) > 2 or not body.isascii():
+        return False
+    return not body.encode("ascii").translate(None, BASE64_ALPHABET)
 
 
 def decoded_head(data: str, start: int) -> bytes | None:

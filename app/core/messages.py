@@ -53,6 +53,13 @@ class Message(NamedTuple):
     assistant run: reasoning, text and call items read as one assistant message); None when it
     is one caller message. `images` are the images its parts or blocks carry, counted only with
     tokens (docs/rules.md#images); they add no characters.
+
+    `extra_texts` and `extra_tokens` are what the provider reads of the message that the core
+    model holds no text for (docs/rules.md#the-tokens-of-a-message): a Responses shell or patch
+    output, a server-side tool's item or result block, a document sent as text (each one text,
+    counted as the content is); and a fixed count for what has no text to count (1,600 for each
+    document or file not sent as text, the unknown size of an `image_generation_call`'s image).
+    They add tokens, never characters, and no rule but counting reads them.
     """
 
     role: Role
@@ -66,6 +73,8 @@ class Message(NamedTuple):
     blocks: tuple[int, ...] = ()
     source_end: int | None = None
     images: tuple[Image, ...] = ()
+    extra_texts: tuple[str, ...] = ()
+    extra_tokens: int = 0
 
 
 def chars(message: Message) -> int:

@@ -105,8 +105,8 @@ def shape(
         )
         if replacement is None or action is None or is_shaped(text):
             continue
-        # The written result is the replacement alone: images inside it are gone too.
-        shaped[index] = message._replace(content=replacement, images=())
+        # The written result is the replacement alone: images and documents inside it are gone too.
+        shaped[index] = as_text(message, replacement)
         report.append(
             ShapedResult(
                 index=index,
@@ -147,8 +147,20 @@ def replacement_for(
     ceiling = cap.max_chars if name is None else cap.max_chars_by_tool.get(name, cap.max_chars)
     if len(text) <= ceiling:
         return None, None
-    marker = orjson.dumps(marker_for(text, UNNAMED_TOOL if name is None else name, ceiling))
-    written = marker.decode()
-    if len(written) < len(text):
-        return written, "capped"
-    return None, None
+    written = capped_text(text, name, ceiling)
+    return (None, None) if written is None else (written, "capped")
+
+
+def capped_text(text: str, name: str | None, cap: int) -> str | None:
+    """The compact JSON of the marker replacing `text` at `cap` (`{tool_name}` = `name`, or the
+    words `the tool`), when it is shorter than the text; else None."""
+    if len(text) <= cap:
+        return None
+    marker = orjson.dumps(marker_for(text, UNNAMED_TOOL if name is None else name, cap)).decode()
+    return marker if len(marker) < len(text) else None
+
+
+def as_text(message: Message, text: str) -> Message:
+    """A result written as `text` alone: its images, documents and other parts go with the text
+    it had."""
+    return message._replace(content=text, images=(), extra_texts=(), extra_tokens=0)

@@ -2,8 +2,11 @@
 
 A message costs its text, each call's name and arguments, and a fixed framing (`4` a message, `3`
 a call) that stands for what a provider wraps around them; an image adds its own count by its
-provider's rule (`app.core.images`, docs/rules.md#images); thinking blocks and documents add
-nothing. These are approximations on purpose: the exact framing differs by provider and
+provider's rule (`app.core.images`, docs/rules.md#images); and what the provider reads that the
+core model holds no text for (a shell command's output, a server-side tool's result, a document)
+adds its texts, counted as the content is, and its fixed count (`Message.extra_texts`,
+`Message.extra_tokens`), since a provider bills every item it reads. Thinking blocks add nothing.
+These are approximations on purpose: the exact framing differs by provider and
 changes over time, and calibration (docs/rules.md#calibration) scales every count to what the
 provider last measured.
 
@@ -85,12 +88,15 @@ def arguments_text(arguments: object) -> str:
 
 def message_tokens(message: Message, count: TokenCounter) -> int:
     """`count(content) + Σ(count(name) + count(arguments_text) + 3) + 4`, plus each image's
-    tokens (docs/rules.md#the-tokens-of-a-message, docs/rules.md#images)."""
-    tokens = count(message.content) + MESSAGE_FRAMING
+    tokens, each extra text's count and the fixed extra count
+    (docs/rules.md#the-tokens-of-a-message, docs/rules.md#images)."""
+    tokens = count(message.content) + MESSAGE_FRAMING + message.extra_tokens
     for call in message.tool_calls:
         tokens += count(call.name) + count(arguments_text(call.arguments)) + CALL_FRAMING
     if message.images:
         tokens += sum(map(image_tokens, message.images))
+    for text in message.extra_texts:
+        tokens += count(text)
     return tokens
 
 

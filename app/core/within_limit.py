@@ -27,16 +27,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-import orjson
-
-from app.core.cap import marker_for
 from app.core.counting import TranscriptTokens
 from app.core.images import IMAGE_REMOVED_TEXT
 from app.core.messages import Message
 from app.core.names import name_of
 from app.core.plan_types import HeldBy, Refusal, ShapedResult
 from app.core.refusals import RefusalContext, SpanChoice, reason_for
-from app.core.shaping import UNNAMED_TOOL, is_shaped
+from app.core.shaping import as_text, capped_text, is_shaped
 from app.core.span import system_envelope_length
 from app.core.steps import Drop, Planning, Removal, Run
 from app.core.strategies.fit import FitGoal, Stage
@@ -414,12 +411,7 @@ def capped_results(
     found: dict[int, Message] = {}
     for position in results:
         message = messages[position]
-        text = message.content
-        if len(text) <= cap:
-            continue
-        name = name_of(message, call_names)
-        marker = orjson.dumps(marker_for(text, UNNAMED_TOOL if name is None else name, cap))
-        written = marker.decode()
-        if len(written) < len(text):
-            found[position] = message._replace(content=written, images=())
+        written = capped_text(message.content, name_of(message, call_names), cap)
+        if written is not None:
+            found[position] = as_text(message, written)
     return found

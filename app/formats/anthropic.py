@@ -7,10 +7,14 @@ caller index (`source`) and the block indices it holds (`blocks`), so a window i
 regrouping the kept core messages: consecutive ones from the same caller message become that
 message again, holding only their blocks, each block the caller's own object. Blocks that carry no
 text (images, documents, thinking, server-tool blocks, types this version does not know) add no
-characters and travel with their message. An `image` block, in a message or inside a
+characters and travel with their message. An `image` block, in a user message or inside a
 `tool_result`'s content, is an image its core message carries, counted by Claude's rule
 (`docs/rules.md#images`): a `base64` source by its header, a `url` or `file` source at the unknown
-size. The top-level `system` prompt is outside `messages` and
+size; one in the model's own message counts nothing. What the provider reads with no core text
+counts tokens too (`docs/rules.md#the-tokens-of-a-message`): a `document` block there (its text
+when sent as text, else a fixed count), and a server tool's result block in an assistant message
+(its compact JSON). A plan that clears images has them written back as text blocks
+(`clear_images`). The top-level `system` prompt is outside `messages` and
 is not read here.
 
 The provider's own summary of the run (a `compaction` block whose `content` is a non-empty string)
@@ -25,14 +29,16 @@ the current request and the pins are looked for only after it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from app.core.images import Image, base64_image
+from app.core.images import IMAGE_REMOVED_TEXT, Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_blocks_cleared
 from app.formats.dialect import Dialect, Signals
+from app.formats.extras import Extras, item_text
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -55,6 +61,13 @@ TEXT_BLOCKS = {"text": "text"}
 BLOCKS = "content"  # where a message keeps its blocks
 COMPACTION = "compaction"
 IMAGE = "image"
+DOCUMENT = "document"
+# A server tool's result block answered inside the assistant message that called it (the API's
+# `web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`,
+# `bash_code_execution_tool_result`, `text_editor_code_execution_tool_result`,
+# `tool_search_tool_result`, `mcp_tool_result`, …): its type ends so, and a type the API adds later
+# is read the same way.
+SERVER_RESULT_SUFFIX = "_tool_result"
 # The block types only this format sends (docs/rules.md#auto, rule 4).
 SIGNAL_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", COMPACTION})
 
@@ -168,16 +181,17 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             return False
         out.append(
             from_fields(
-                Message, (role, content, (), None, None, injected, False, index, (), None, ())
+                Message,
+                (role, content, (), None, None, injected, False, index, (), None, (), (), 0),
             )
         )
         return True
     if type(content) is not list:
         return False
     pieces: list[str] = []
-    images: list[Image] = []
     if role == "assistant":
         calls: list[ToolCall] = []
+        server: list[str] = []
         for block in content:
             if type(block) is not dict:
                 return False
@@ -193,14 +207,14 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 if type(call_id) is not str or not call_id or type(name) is not str:
                     return False
                 calls.append(from_fields(ToolCall, (call_id, name, None, block.get("input", ""))))
-            elif block_type == IMAGE:
-                images.append(block_image(block))
             elif (
                 block_type == "tool_result"
                 or block_type == COMPACTION
                 or type(block_type) is not str
             ):
                 return False
+            elif block_type.endswith(SERVER_RESULT_SUFFIX):
+                server.append(item_text(block))
         text = "".join(pieces)
         blocks = tuple(range(len(content)))
         out.append(
@@ -217,7 +231,9 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                     index,
                     blocks,
                     None,
-                    tuple(images),
+                    (),
+                    tuple(server),
+                    0,
                 ),
             )
         )
@@ -226,6 +242,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         return False
     results: list[Message] = []
     user_blocks: list[int] = []
+    images: list[Image] = []
+    extras: Extras | None = None
     for position, block in enumerate(content):
         if type(block) is not dict:
             return False
@@ -256,6 +274,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                         (position,),
                         None,
                         (),
+                        (),
+                        0,
                     ),
                 )
             )
@@ -267,12 +287,17 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             pieces.append(text)
         elif block_type == IMAGE:
             images.append(block_image(block))
+        elif block_type == DOCUMENT:
+            if extras is None:
+                extras = Extras()
+            extras.document(document_text(block))
         elif block_type == "tool_use" or type(block_type) is not str:
             return False
         user_blocks.append(position)
     out.extend(results)
     if user_blocks or not content:
         text = "".join(pieces)
+        texts, tokens = ((), 0) if extras is None else extras.fields()
         out.append(
             from_fields(
                 Message,
@@ -288,6 +313,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                     tuple(user_blocks),
                     None,
                     tuple(images),
+                    texts,
+                    tokens,
                 ),
             )
         )
@@ -332,14 +359,15 @@ def refuse_content(message: JsonObject, index: int, problems: Problems) -> None:
 def read_assistant(
     content: list[Any], index: int, injected: bool, problems: Problems, artifact: LastArtifact
 ) -> list[Message]:
-    """Text blocks joined, `tool_use` blocks as calls; every other block adds nothing. The
+    """Text blocks joined, `tool_use` blocks as calls, server tools' result blocks as extra texts;
+    every other block adds nothing (an image in the model's own message is not counted). The
     compaction artifact is a core `system` message of its own (its summary the text), between
     the assistant message of the blocks before it and that of the blocks after it, each one
     there only when it holds a block (one assistant message when the message holds no block)."""
     out: list[Message] = []
     pieces: list[str] = []
     calls: list[ToolCall] = []
-    images: list[Image] = []
+    server: list[str] = []
     held: list[int] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
@@ -350,21 +378,21 @@ def read_assistant(
             call_id = required_id(block, "id", (*loc, "id"), problems)
             name = required_name(block, "name", (*loc, "name"), problems)
             calls.append(ToolCall(call_id, name, None, block.get("input", "")))
-        elif block_type == IMAGE:
-            images.append(block_image(block))
         elif block_type == "tool_result":
             problems.add(loc, "a 'tool_result' block answers a call: it belongs in a user message")
+        elif block_type.endswith(SERVER_RESULT_SUFFIX):
+            server.append(item_text(block))
         elif block_type == COMPACTION:
             summary = compaction_summary(block, loc, problems)
             if summary and artifact.is_at(index, position):
                 if held:
-                    out.append(assistant_part(pieces, calls, held, index, injected, images))
-                    pieces, calls, held, images = [], [], [], []
+                    out.append(assistant_part(pieces, calls, held, index, injected, server))
+                    pieces, calls, held, server = [], [], [], []
                 out.append(Message("system", summary, source=index, blocks=(position,)))
                 continue
         held.append(position)
     if held or not out:
-        out.append(assistant_part(pieces, calls, held, index, injected, images))
+        out.append(assistant_part(pieces, calls, held, index, injected, server))
     return out
 
 
@@ -374,7 +402,7 @@ def assistant_part(
     held: list[int],
     index: int,
     injected: bool,
-    images: list[Image],
+    server: list[str],
 ) -> Message:
     return Message(
         "assistant",
@@ -383,7 +411,7 @@ def assistant_part(
         injected=injected,
         source=index,
         blocks=tuple(held),
-        images=tuple(images),
+        extra_texts=tuple(server),
     )
 
 
@@ -409,6 +437,7 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
     messages: list[Message] = []
     pieces: list[str] = []
     images: list[Image] = []
+    extras = Extras()
     user_blocks: list[int] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
@@ -421,9 +450,12 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
             pieces.append(part_text(block, "text", loc, problems))
         elif block_type == IMAGE:
             images.append(block_image(block))
+        elif block_type == DOCUMENT:
+            extras.document(document_text(block))
         elif block_type == "tool_use":
             problems.add(loc, "a 'tool_use' block is a call: it belongs in an assistant message")
     if user_blocks or not content:
+        texts, tokens = extras.fields()
         messages.append(
             Message(
                 "user",
@@ -432,6 +464,8 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
                 source=index,
                 blocks=tuple(user_blocks),
                 images=tuple(images),
+                extra_texts=texts,
+                extra_tokens=tokens,
             )
         )
     return messages
@@ -439,6 +473,8 @@ def read_user(content: list[Any], index: int, injected: bool, problems: Problems
 
 def read_tool_result(block: JsonObject, index: int, position: int, problems: Problems) -> Message:
     loc = (index, "content", position)
+    content = block.get("content")
+    texts, tokens = blocks_documents(content)
     return Message(
         "tool",
         tool_result_text(block, loc, problems),
@@ -446,7 +482,9 @@ def read_tool_result(block: JsonObject, index: int, position: int, problems: Pro
         not_dispatched=flag(block, "not_dispatched", (*loc, "not_dispatched"), problems),
         source=index,
         blocks=(position,),
-        images=blocks_images(block.get("content")),
+        images=blocks_images(content),
+        extra_texts=texts,
+        extra_tokens=tokens,
     )
 
 
@@ -468,6 +506,41 @@ def blocks_images(content: Any) -> tuple[Image, ...]:
         for block in content
         if type(block) is dict and block.get("type") == IMAGE
     )
+
+
+def document_text(block: JsonObject) -> str | None:
+    """A `document` block's text when it was sent as text: a `text` source's `data`, or a
+    `content` source's string or its text blocks joined; None for a PDF, a URL or a file id."""
+    source = block.get("source")
+    if not is_object(source):
+        return None
+    kind = source.get("type")
+    if kind == "text":
+        data = source.get("data")
+        return data if isinstance(data, str) else None
+    if kind == "content":
+        content = source.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "".join(
+                block["text"]
+                for block in content
+                if is_text_block(block) and isinstance(block.get("text"), str)
+            )
+    return None
+
+
+def blocks_documents(content: Any) -> tuple[tuple[str, ...], int]:
+    """The extra texts and fixed count of a `tool_result`'s `document` blocks (none for string
+    content)."""
+    if type(content) is not list:
+        return (), 0
+    extras = Extras()
+    for block in content:
+        if type(block) is dict and block.get("type") == DOCUMENT:
+            extras.document(document_text(block))
+    return extras.fields()
 
 
 def tool_result_text(block: JsonObject, loc: Loc, problems: Problems) -> str:
@@ -578,6 +651,34 @@ def any_system(system: Any) -> bool:
     return True
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The messages with each `image` block of the given core messages (in the message, or in a
+    `tool_result`'s content) replaced by a text block holding `IMAGE_REMOVED_TEXT`
+    (docs/rules.md#images)."""
+    return with_blocks_cleared(callers, core, indices, BLOCKS, block_without_images)
+
+
+def block_without_images(block: Any) -> Any:
+    if type(block) is not dict:
+        return block
+    block_type = block.get("type")
+    if block_type == IMAGE:
+        return {"type": "text", "text": IMAGE_REMOVED_TEXT}
+    if block_type != "tool_result":
+        return block
+    content = block.get("content")
+    cleared = replaced_parts(content, image_as_text)
+    return block if cleared is content else {**block, "content": cleared}
+
+
+def image_as_text(block: Any) -> Any:
+    if type(block) is dict and block.get("type") == IMAGE:
+        return {"type": "text", "text": IMAGE_REMOVED_TEXT}
+    return block
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -593,4 +694,5 @@ DIALECT = Dialect(
     reading_start=artifact_position,
     request_keys=("system", "messages"),
     blocks_key=BLOCKS,
+    clear_images=clear_images,
 )

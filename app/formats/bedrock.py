@@ -18,7 +18,11 @@ messages, each block the caller's own object.
 An `image` block is an image counted by Claude's rule (`docs/rules.md#images`: Bedrock's Claude
 models) in the core message that holds the block (the person's words it travels with, or the
 `toolResult` whose content holds it): `source.bytes` (base64 in Converse's JSON) by its header,
-an `s3Location` at the unknown size.
+an `s3Location` at the unknown size; one in an assistant message counts nothing. A `document`
+block counts its text when sent as text, else a fixed count, and a server-side tool's `toolResult`
+in an assistant message its compact JSON (`docs/rules.md#the-tokens-of-a-message`): the provider
+reads them, though they add no characters. A plan that clears images has each written back as a
+`{"text": …}` block (`clear_images`).
 
 Converse requires the roles to alternate, so the window is then laid out at the seam the removal
 left: the notice's text block joins a user message beside it (the kept request before it, else
@@ -32,18 +36,20 @@ cannot disagree.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from app.core.images import Image, base64_image
+from app.core.images import IMAGE_REMOVED_TEXT, Image, base64_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.core.plan_types import ShapedEntry, ShapedResult, WindowPlan
 from app.formats.blocks import Run, with_blocks_rewritten
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_blocks_cleared
 from app.formats.dialect import Dialect, Removed, Signals
+from app.formats.extras import Extras, item_text
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -71,6 +77,7 @@ CACHE_POINT = "cachePoint"
 # assistant message): no call for the planner.
 SERVER_TOOL_USE = "server_tool_use"
 IMAGE = "image"
+DOCUMENT = "document"
 BLOCKS = "content"  # where a message keeps its blocks
 
 # The items of the window at a removal's seam (see `seam_groups`).
@@ -105,7 +112,9 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
         if role != "user" and role != "assistant":
             return False
         out.append(
-            from_fields(Message, (role, content, (), None, None, False, False, index, (), None, ()))
+            from_fields(
+                Message, (role, content, (), None, None, False, False, index, (), None, (), (), 0)
+            )
         )
         return True
     if type(content) is not list:
@@ -136,7 +145,21 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
             users.append(
                 from_fields(
                     Message,
-                    ("user", text, (), None, None, injected, False, index, (position,), None, ()),
+                    (
+                        "user",
+                        text,
+                        (),
+                        None,
+                        None,
+                        injected,
+                        False,
+                        index,
+                        (position,),
+                        None,
+                        (),
+                        (),
+                        0,
+                    ),
                 )
             )
             kind = "text"
@@ -156,6 +179,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                 return False
             pieces: list[str] = []
             images: list[Image] = []
+            extras: Extras | None = None
             for item in body:
                 if type(item) is not dict:
                     return False
@@ -168,6 +192,11 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                     pieces.append(orjson.dumps(item["json"]).decode())
                 elif IMAGE in item:
                     images.append(block_image(item))
+                elif DOCUMENT in item:
+                    if extras is None:
+                        extras = Extras()
+                    extras.document(document_text(item))
+            texts, tokens = ((), 0) if extras is None else extras.fields()
             results.append(
                 from_fields(
                     Message,
@@ -183,6 +212,8 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
                         (position,),
                         None,
                         tuple(images),
+                        texts,
+                        tokens,
                     ),
                 )
             )
@@ -204,7 +235,7 @@ def read_plain(message: JsonObject, index: int, out: list[Message]) -> bool:
 def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> bool:
     pieces: list[str] = []
     calls: list[ToolCall] = []
-    images: list[Image] = []
+    server: list[str] = []
     for block in content:
         if type(block) is not dict:
             return False
@@ -232,8 +263,11 @@ def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> 
             if type(call_id) is not str or not call_id or type(name) is not str:
                 return False
             calls.append(from_fields(ToolCall, (call_id, name, None, use.get("input", ""))))
-        elif IMAGE in block:
-            images.append(block_image(block))
+        elif "toolResult" in block:
+            result = block["toolResult"]
+            if type(result) is not dict:
+                return False
+            server.append(item_text(result))
         elif kindless(block):
             return False
     blocks = tuple(range(len(content)))
@@ -251,7 +285,9 @@ def read_plain_assistant(content: list[Any], index: int, out: list[Message]) -> 
                 index,
                 blocks,
                 None,
-                tuple(images),
+                (),
+                tuple(server),
+                0,
             ),
         )
     )
@@ -320,16 +356,17 @@ def kindless(block: JsonObject) -> bool:
 
 
 def read_assistant(content: list[Any], index: int, problems: Problems) -> Message:
-    """Text blocks joined, `toolUse` blocks as calls; every other block adds nothing, and so do a
-    server-side tool's `toolUse` and `toolResult` blocks."""
+    """Text blocks joined, `toolUse` blocks as calls; a server-side tool's `toolUse` adds nothing
+    and its `toolResult` is an extra text (its compact JSON); every other block adds nothing (an
+    image in the model's own message is not counted)."""
     pieces: list[str] = []
     calls: list[ToolCall] = []
-    images: list[Image] = []
+    server: list[str] = []
     for position, block in enumerate(content):
         loc = (index, "content", position)
         kind = block_kind(block, loc, problems)
-        if kind == "" and IMAGE in block:
-            images.append(block_image(block))
+        if kind == "toolResult" and is_object(block["toolResult"]):
+            server.append(item_text(block["toolResult"]))
         if kind == "text":
             pieces.append(part_text(block, "text", loc, problems))
             flag(block, "injected", (*loc, "injected"), problems)
@@ -350,7 +387,7 @@ def read_assistant(content: list[Any], index: int, problems: Problems) -> Messag
         tuple(calls),
         source=index,
         blocks=tuple(range(len(content))),
-        images=tuple(images),
+        extra_texts=tuple(server),
     )
 
 
@@ -385,12 +422,22 @@ def gathered(
     content: list[Any],
 ) -> list[Message]:
     """The core messages of a user message: its results, then its texts, each holding the other
-    blocks `owners` gives it (and the images among them); one user message with no text holding
-    every block when it has neither. `kinds` is the kind of each block (None: every block is a
-    result or a text)."""
+    blocks `owners` gives it (and the images and documents among them); one user message with no
+    text holding every block when it has neither. `kinds` is the kind of each block (None: every
+    block is a result or a text)."""
     if not results and not users:
         blocks = tuple(range(len(kinds or ())))
-        return [Message("user", source=index, blocks=blocks, images=blocks_images(content, blocks))]
+        texts, tokens = blocks_documents(content, blocks)
+        return [
+            Message(
+                "user",
+                source=index,
+                blocks=blocks,
+                images=blocks_images(content, blocks),
+                extra_texts=texts,
+                extra_tokens=tokens,
+            )
+        ]
     if kinds is None:
         return [*results, *users]
     held: dict[int, list[int]] = {}
@@ -401,9 +448,12 @@ def gathered(
     for number, message in enumerate(messages):
         extra = held.get(message.blocks[0])
         if extra is not None:
+            texts, tokens = blocks_documents(content, extra)
             messages[number] = message._replace(
                 blocks=tuple(sorted((*message.blocks, *extra))),
                 images=message.images + blocks_images(content, extra),
+                extra_texts=message.extra_texts + texts,
+                extra_tokens=message.extra_tokens + tokens,
             )
     return messages
 
@@ -485,6 +535,8 @@ def read_tool_result(block: JsonObject, index: int, position: int, problems: Pro
     if not is_object(result):
         problems.add(loc, "a toolResult block holds an object", "dict_type")
         return Message("tool", tool_call_id="", source=index, blocks=(position,))
+    content = result.get("content")
+    texts, tokens = result_documents(content)
     return Message(
         "tool",
         tool_result_text(result, loc, problems),
@@ -492,7 +544,9 @@ def read_tool_result(block: JsonObject, index: int, position: int, problems: Pro
         not_dispatched=flag(result, "not_dispatched", (*loc, "not_dispatched"), problems),
         source=index,
         blocks=(position,),
-        images=result_images(result.get("content")),
+        images=result_images(content),
+        extra_texts=texts,
+        extra_tokens=tokens,
     )
 
 
@@ -501,6 +555,47 @@ def result_images(content: Any) -> tuple[Image, ...]:
     if type(content) is not list:
         return ()
     return tuple(block_image(item) for item in content if type(item) is dict and IMAGE in item)
+
+
+def document_text(block: JsonObject) -> str | None:
+    """A `document` block's text when it was sent as text: its source's `text`, or the `text`
+    blocks of its source's `content` joined; None for bytes or an S3 location."""
+    document = block.get(DOCUMENT)
+    source = document.get("source") if is_object(document) else None
+    if not is_object(source):
+        return None
+    text = source.get("text")
+    if isinstance(text, str):
+        return text
+    content = source.get("content")
+    if isinstance(content, list):
+        return "".join(
+            item["text"]
+            for item in content
+            if is_object(item) and isinstance(item.get("text"), str)
+        )
+    return None
+
+
+def blocks_documents(
+    content: Sequence[Any], positions: Sequence[int]
+) -> tuple[tuple[str, ...], int]:
+    """The extra texts and fixed count of the `document` blocks at `positions` of a content
+    array."""
+    extras = Extras()
+    for position in positions:
+        block = content[position]
+        if type(block) is dict and DOCUMENT in block:
+            extras.document(document_text(block))
+    return extras.fields()
+
+
+def result_documents(content: Any) -> tuple[tuple[str, ...], int]:
+    """The extra texts and fixed count of a `toolResult`'s `document` blocks (none when its
+    content is not an array)."""
+    if type(content) is not list:
+        return (), 0
+    return blocks_documents(content, range(len(content)))
 
 
 def tool_result_text(result: JsonObject, loc: Loc, problems: Problems) -> str:
@@ -807,6 +902,35 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     return False
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The messages with each `image` block of the given core messages (one riding with a text or
+    a result, or in a `toolResult`'s content) replaced by a `{"text": IMAGE_REMOVED_TEXT}` block
+    (docs/rules.md#images). The text is a core message of its own when the window is read again,
+    one the service wrote, so it is never taken for a person's request."""
+    return with_blocks_cleared(callers, core, indices, BLOCKS, block_without_images)
+
+
+def block_without_images(block: Any) -> Any:
+    if type(block) is not dict:
+        return block
+    if IMAGE in block:
+        return {"text": IMAGE_REMOVED_TEXT}
+    result = block.get("toolResult")
+    if type(result) is not dict:
+        return block
+    content = result.get("content")
+    cleared = replaced_parts(content, image_as_text)
+    return block if cleared is content else {**block, "toolResult": {**result, "content": cleared}}
+
+
+def image_as_text(item: Any) -> Any:
+    if type(item) is dict and IMAGE in item:
+        return {"text": IMAGE_REMOVED_TEXT}
+    return item
+
+
 def system_signal(system: Any) -> bool:
     """Rule 6: a top-level system prompt that is a non-empty array of blocks with no `type`."""
     return (
@@ -837,4 +961,5 @@ DIALECT = Dialect(
     user_text_after=user_text_after,
     request_keys=("system", "messages"),
     blocks_key=BLOCKS,
+    clear_images=clear_images,
 )

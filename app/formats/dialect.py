@@ -8,7 +8,9 @@ order is `app.formats.detect`'s); formats whose content has parts say which part
 `system` value is not their shape; and a format whose window is laid out differently from its core
 messages (Bedrock merges neighbours of one role) places the plan's window figures itself. A format
 whose provider reads nothing before a message of the transcript (Anthropic, after its last
-compaction artifact) says which core message that is.
+compaction artifact) says which core message that is. A format that carries images says how its
+caller messages are written with the images of chosen core messages replaced by a text
+(`app.formats.cleared`): what a plan that makes room by clearing images writes.
 
 A request resolves its format to one `Dialect` once; everything after asks that object, through
 the methods below, which give the optional parts (no part predicate, no system prompt, no placer)
@@ -17,7 +19,7 @@ their one meaning.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +38,9 @@ Removed = tuple[tuple[int, int], ...]
 ReadAlone = Callable[[Any, int], list[Message] | None]
 Writer = Callable[[CallerMessages, Sequence[Message], Removed, str | None], list[Any]]
 Shaper = Callable[[CallerMessages, Sequence[Message], Mapping[int, str]], CallerMessages]
+# The caller's messages with every image the given core messages count replaced by the format's
+# text part holding `IMAGE_REMOVED_TEXT`, in its place (docs/rules.md#images).
+ImageClearer = Callable[[CallerMessages, Sequence[Message], Collection[int]], CallerMessages]
 PartPredicate = Callable[[CallerMessages, Message], bool]
 Placer = Callable[[CallerMessages, Sequence[Message], WindowPlan], WindowPlan]
 ReadingStart = Callable[[Sequence[Message]], int | None]
@@ -104,6 +109,9 @@ class Dialect:
     # The key of the array whose items a core message's `blocks` index (`content`, Gemini's
     # `parts`); None: a core message holds whole caller messages.
     blocks_key: str | None = None
+    # Formats whose messages carry images: how their images are replaced by a text (None: the
+    # format carries none, as native).
+    clear_images: ImageClearer | None = None
 
     @property
     def has_system_prompt(self) -> bool:
@@ -122,14 +130,28 @@ class Dialect:
         removed: Removed,
         notice: str | None,
         shaped: Mapping[int, str] | None = None,
+        images_cleared: Collection[int] = (),
     ) -> list[Any]:
         """The new window: the caller's messages without the core ranges `removed`, with the
-        notice text, if any, where the first one was, and each shaped result (core index → its
-        new text) written as the format writes a result."""
+        notice text, if any, where the first one was, each shaped result (core index → its new
+        text) written as the format writes a result, and the images of the core messages at
+        `images_cleared` replaced by a text (`with_images_cleared`)."""
         callers = caller_messages(raw)
         if shaped:
             callers = self.rewritten(callers, core, shaped)
+        callers = self.with_images_cleared(callers, core, images_cleared)
         return self.write(callers, core, removed, notice)
+
+    def with_images_cleared(
+        self, callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+    ) -> CallerMessages:
+        """`callers` with every image the core messages at `indices` count replaced, in its
+        place, by the format's text part holding `IMAGE_REMOVED_TEXT` (never an image the provider
+        requires: `Image.required`); each changed caller message a copy, everything else of it as
+        sent. `callers` itself when the format carries no images or `indices` is empty."""
+        if self.clear_images is None or not indices:
+            return callers
+        return self.clear_images(callers, core, indices)
 
     def with_result_texts(
         self, raw: Callers, core: Sequence[Message], texts: Mapping[int, str]

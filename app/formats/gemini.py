@@ -9,9 +9,13 @@ window is written as Anthropic's is: kept core messages regrouped into their con
 part the caller's own object, so thought parts and every `thoughtSignature` stay where the API put
 them. The system prompt (`systemInstruction`) is outside `contents`, sent in the request's `system`.
 
-An `inlineData` or `fileData` part with an `image/*` MIME type (in a content, or in a
+An `inlineData` or `fileData` part with an `image/*` MIME type (in a user content, or in a
 `functionResponse`'s own `parts`) is an image counted by Gemini's rule (`docs/rules.md#images`):
-by the part's `mediaResolution.level`, whatever its size, so no header is read.
+by the part's `mediaResolution.level`, whatever its size, so no header is read. Any other such part
+there (a document, audio, video) counts a fixed number of tokens, as a file the provider reads
+(`docs/rules.md#the-tokens-of-a-message`); in a `model` content neither counts. A plan that clears
+images has each written back as a `{"text": …}` part, except inside a `functionResponse`'s `parts`,
+which hold only media: there it is taken out (`clear_images`).
 
 Gemini calls often carry no id. The service then names a call `<name>#<k>:<h>` (`k` its position
 among the calls of that name in its content, `h` the first 12 hex digits of SHA-256 of that
@@ -24,16 +28,18 @@ diagnostics report rather than a refused request. These names are never written 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import orjson
 
-from app.core.images import Image
+from app.core.images import IMAGE_REMOVED_TEXT, Image
 from app.core.messages import Message, ToolCall, from_fields
 from app.formats.blocks import regrouping_writer, with_blocks_rewritten
 from app.formats.callers import CallerMessages
+from app.formats.cleared import with_blocks_cleared
 from app.formats.dialect import Dialect, Signals
+from app.formats.extras import DOCUMENT_TOKENS
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -69,17 +75,27 @@ def part_image(part: JsonObject) -> Image | None:
     return Image("gemini", level if isinstance(level, str) else None)
 
 
-def parts_images(parts: Any) -> tuple[Image, ...]:
-    """The images of a list of parts (a `functionResponse`'s `parts`; none when not a list)."""
+def is_media(part: JsonObject) -> bool:
+    """An `inlineData` or `fileData` part: an image, or a file (a document, audio, video)."""
+    return "inlineData" in part or "fileData" in part
+
+
+def parts_media(parts: Any) -> tuple[tuple[Image, ...], int]:
+    """The images of a list of parts (a `functionResponse`'s `parts`; none when not a list), and
+    the fixed count of its other media parts (documents, audio, video: sent as bytes or a URI,
+    never as text)."""
     if type(parts) is not list:
-        return ()
+        return (), 0
     found = []
+    files = 0
     for part in parts:
-        if type(part) is dict and ("inlineData" in part or "fileData" in part):
+        if type(part) is dict and is_media(part):
             image = part_image(part)
             if image is not None:
                 found.append(image)
-    return tuple(found)
+            else:
+                files += DOCUMENT_TOKENS
+    return tuple(found), files
 
 
 def content_hash(content: Any) -> str:
@@ -173,16 +189,11 @@ def read_plain(
     if type(parts) is not list or (injected is not True and injected is not False):
         return None
     pieces: list[str] = []
-    images: list[Image] = []
     if role == "model":
         named: list[tuple[str | None, str, Any]] = []
         for part in parts:
             if type(part) is not dict:
                 return None
-            if "inlineData" in part or "fileData" in part:
-                image = part_image(part)
-                if image is not None:
-                    images.append(image)
             text = part.get("text")
             call = part.get("functionCall")
             if text is not None:
@@ -224,7 +235,9 @@ def read_plain(
                     index,
                     tuple(range(len(parts))),
                     None,
-                    tuple(images),
+                    (),
+                    (),
+                    0,
                 ),
             )
         )
@@ -233,6 +246,8 @@ def read_plain(
         return None
     results: list[Message] = []
     user_parts: list[int] = []
+    images: list[Image] = []
+    files = 0
     answers: Answers | None = None
     for position, part in enumerate(parts):
         if type(part) is not dict:
@@ -265,6 +280,7 @@ def read_plain(
             k = answers.position(name)
             if call_id is None:
                 call_id = answers.answer(name, k)
+            held, held_files = parts_media(get_field("parts"))
             results.append(
                 from_fields(
                     Message,
@@ -279,7 +295,9 @@ def read_plain(
                         index,
                         (position,),
                         None,
-                        parts_images(get_field("parts")),
+                        held,
+                        (),
+                        held_files,
                     ),
                 )
             )
@@ -288,10 +306,12 @@ def read_plain(
             if type(text) is not str:
                 return None
             pieces.append(text)
-        if "inlineData" in part or "fileData" in part:
+        if is_media(part):
             image = part_image(part)
             if image is not None:
                 images.append(image)
+            else:
+                files += DOCUMENT_TOKENS
         user_parts.append(position)
     out.extend(results)
     if user_parts or not parts:
@@ -310,6 +330,8 @@ def read_plain(
                     tuple(user_parts),
                     None,
                     tuple(images),
+                    (),
+                    files,
                 ),
             )
         )
@@ -423,18 +445,14 @@ def read_model(
     content: JsonObject, parts: list[Any], index: int, injected: bool, problems: Problems
 ) -> Message:
     """Non-thought text parts joined, `functionCall` parts as calls; every other part adds
-    nothing."""
+    nothing (an image or a file in the model's own content is not counted)."""
     pieces: list[str] = []
-    images: list[Image] = []
     named: list[tuple[str | None, str, Any]] = []
     for position, value in enumerate(parts):
         loc = (index, "parts", position)
         part = part_object(value, loc, problems)
         if part is None:
             continue
-        image = part_image(part)
-        if image is not None:
-            images.append(image)
         text = text_of(part, loc, problems)
         if text is not None:
             thought = part.get("thought")
@@ -460,7 +478,6 @@ def read_model(
         injected=injected,
         source=index,
         blocks=tuple(range(len(parts))),
-        images=tuple(images),
     )
 
 
@@ -477,6 +494,7 @@ def read_user(
     messages: list[Message] = []
     pieces: list[str] = []
     images: list[Image] = []
+    files = 0
     user_parts: list[int] = []
     answers = Answers(previous, content)
     for position, value in enumerate(parts):
@@ -501,6 +519,8 @@ def read_user(
         image = part_image(part)
         if image is not None:
             images.append(image)
+        elif is_media(part):
+            files += DOCUMENT_TOKENS
         user_parts.append(position)
     if user_parts or not parts:
         messages.append(
@@ -511,6 +531,7 @@ def read_user(
                 source=index,
                 blocks=tuple(user_parts),
                 images=tuple(images),
+                extra_tokens=files,
             )
         )
     return messages
@@ -529,6 +550,7 @@ def read_response(
         problems.add((*loc, "response"), "'response' must be an object", "dict_type")
         response = None
     k = answers.position(name)
+    images, files = parts_media(part.get("parts"))
     return Message(
         "tool",
         response_text(response),
@@ -537,7 +559,8 @@ def read_response(
         not_dispatched=not_dispatched,
         source=index,
         blocks=(position,),
-        images=parts_images(part.get("parts")),
+        images=images,
+        extra_tokens=files,
     )
 
 
@@ -578,6 +601,39 @@ def has_non_text_part(callers: CallerMessages, message: Message) -> bool:
         not (isinstance(parts[position], dict) and isinstance(parts[position].get("text"), str))
         for position in message.blocks
     )
+
+
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The contents with each image part of the given core messages replaced by a
+    `{"text": IMAGE_REMOVED_TEXT}` part (docs/rules.md#images). An image in a `functionResponse`'s
+    own `parts` is taken out of them instead (the key itself when none is left): the API reads
+    only media there, so a text part would make the request refused."""
+    return with_blocks_cleared(callers, core, indices, BLOCKS, part_without_images)
+
+
+def part_without_images(part: Any) -> Any:
+    if type(part) is not dict:
+        return part
+    if is_image(part):
+        return {"text": IMAGE_REMOVED_TEXT}
+    response = part.get("functionResponse")
+    if type(response) is not dict:
+        return part
+    held = response.get("parts")
+    if type(held) is not list:
+        return part
+    kept = [item for item in held if not is_image(item)]
+    if len(kept) == len(held):
+        return part
+    if kept:
+        return {**part, "functionResponse": {**response, "parts": kept}}
+    return {**part, "functionResponse": {k: v for k, v in response.items() if k != "parts"}}
+
+
+def is_image(part: Any) -> bool:
+    return type(part) is dict and is_media(part) and part_image(part) is not None
 
 
 # ---- the system prompt (`systemInstruction`) -----------------------------------------------------
@@ -641,4 +697,5 @@ DIALECT = Dialect(
     system_problem=system_problem,
     request_keys=("systemInstruction", "contents"),
     blocks_key=BLOCKS,
+    clear_images=clear_images,
 )

@@ -64,7 +64,21 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             return None
         return from_fields(
             Message,
-            ("tool", content, (), call_id, name, injected, not_dispatched, index, (), None, ()),
+            (
+                "tool",
+                content,
+                (),
+                call_id,
+                name,
+                injected,
+                not_dispatched,
+                index,
+                (),
+                None,
+                (),
+                (),
+                0,
+            ),
         )
     if items is not None and type(items) is not list:
         return None
@@ -84,11 +98,12 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 )
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, (), None, ())
+            Message,
+            ("assistant", content, calls, None, None, injected, False, index, (), None, (), (), 0),
         )
     if (role == "user" or role == "system") and not items:
         return from_fields(
-            Message, (role, content, (), None, None, injected, False, index, (), None, ())
+            Message, (role, content, (), None, None, injected, False, index, (), None, (), (), 0)
         )
     return None
 

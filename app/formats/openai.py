@@ -3,10 +3,12 @@
 Messages map one to one, so the window is a splice of the caller's own objects. `system` and
 `developer` are both the system envelope; content is a string or an array of parts whose `text`
 (and, on assistant messages, `refusal`) strings are joined, while images, audio, files and part
-types this version does not know add no characters. An `image_url` part is an image counted by
-OpenAI's rule (`docs/rules.md#images`): a base64 `data:` URL by its header, any other URL at the
-unknown size; a part whose `image_url` is malformed still counts (at the unknown size), so an odd
-part costs tokens rather than a refusal. A tool message carries no tool name on this
+types this version does not know add no characters. An `image_url` part of a user or tool message
+is an image counted by OpenAI's rule (`docs/rules.md#images`): a base64 `data:` URL by its header,
+any other URL at the unknown size; a part whose `image_url` is malformed still counts (at the
+unknown size), so an odd part costs tokens rather than a refusal. A `file` part there counts a
+fixed number of tokens (`docs/rules.md#the-tokens-of-a-message`). A plan that clears images has
+each written back as a text part (`clear_images`). A tool message carries no tool name on this
 wire: the planner recovers it from the call with the same id. The legacy function-calling shape
 (`function` role, `function_call` field) is refused rather than guessed at, so no call or result
 is ever silently lost.
@@ -14,12 +16,15 @@ is ever silently lost.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from app.core.images import Image, url_image
+from app.core.images import IMAGE_REMOVED_TEXT, Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_messages_cleared
 from app.formats.dialect import Signals
+from app.formats.extras import DOCUMENT_TOKENS
 from app.formats.fields import (
     JsonObject,
     Loc,
@@ -45,6 +50,7 @@ ROLES: dict[str, Role] = {
     "tool": "tool",
 }
 TEXT_PARTS = {"text": "text"}
+FILE = "file"
 ASSISTANT_PARTS = {"text": "text", "refusal": "refusal"}
 CALL_TYPES = ("function", "custom")
 # Where each call type keeps what the model wrote for the tool (counted as its arguments).
@@ -80,7 +86,21 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
             return None
         return from_fields(
             Message,
-            ("tool", content, (), call_id, None, injected, not_dispatched, index, (), None, ()),
+            (
+                "tool",
+                content,
+                (),
+                call_id,
+                None,
+                injected,
+                not_dispatched,
+                index,
+                (),
+                None,
+                (),
+                (),
+                0,
+            ),
         )
     if role == "assistant":
         if content is None:
@@ -107,14 +127,16 @@ def read_plain(message: JsonObject, index: int) -> Message | None:
                 )
             calls = tuple(found)
         return from_fields(
-            Message, ("assistant", content, calls, None, None, injected, False, index, (), None, ())
+            Message,
+            ("assistant", content, calls, None, None, injected, False, index, (), None, (), (), 0),
         )
     if (role == "user" or role == "system" or role == "developer") and type(content) is str:
         if items is not None:
             return None
         core_role: Role = "user" if role == "user" else "system"
         return from_fields(
-            Message, (core_role, content, (), None, None, injected, False, index, (), None, ())
+            Message,
+            (core_role, content, (), None, None, injected, False, index, (), None, (), (), 0),
         )
     return None
 
@@ -141,9 +163,20 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
         return None
     calls = read_calls(message, role, index, problems, call_of)
     content = read_content(message, role, index, problems)
+    if core_role == "assistant" or core_role == "system":  # their parts count no image, no file
+        return Message(core_role, content, calls, injected=injected, source=index)
     images = content_images(message.get("content"))
-    if core_role != "tool":
-        return Message(core_role, content, calls, injected=injected, source=index, images=images)
+    files = content_files(message.get("content"))
+    if core_role == "user":
+        return Message(
+            "user",
+            content,
+            calls,
+            injected=injected,
+            source=index,
+            images=images,
+            extra_tokens=files,
+        )
     return Message(
         "tool",
         content,
@@ -152,6 +185,7 @@ def read_message(message: JsonObject, index: int, problems: Problems) -> Message
         not_dispatched=flag(message, "not_dispatched", (index, "not_dispatched"), problems),
         source=index,
         images=images,
+        extra_tokens=files,
     )
 
 
@@ -165,6 +199,16 @@ def content_images(content: Any) -> tuple[Image, ...]:
         part_image(part)
         for part in content
         if type(part) is dict and part.get("type") == "image_url"
+    )
+
+
+def content_files(content: Any) -> int:
+    """The fixed count of a content array's `file` parts (`file_data` or `file_id`: never sent
+    as text)."""
+    if type(content) is not list:
+        return 0
+    return DOCUMENT_TOKENS * sum(
+        1 for part in content if type(part) is dict and part.get("type") == FILE
     )
 
 
@@ -242,6 +286,26 @@ def is_text_part(part: Any) -> bool:
     return is_object(part) and part.get("type") == "text"
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The messages with each `image_url` part of the given core messages' content replaced by
+    a text part holding `IMAGE_REMOVED_TEXT` (docs/rules.md#images)."""
+    return with_messages_cleared(callers, core, indices, message_without_images)
+
+
+def message_without_images(message: Any) -> Any:
+    content = message.get("content") if is_object(message) else None
+    parts = replaced_parts(content, part_without_image)
+    return message if parts is content else {**message, "content": parts}
+
+
+def part_without_image(part: Any) -> Any:
+    if type(part) is dict and part.get("type") == "image_url":
+        return {"type": "text", "text": IMAGE_REMOVED_TEXT}
+    return part
+
+
 DIALECT = one_to_one_dialect(
     "openai",
     read_plain,
@@ -249,4 +313,5 @@ DIALECT = one_to_one_dialect(
     signals=Signals(call_keys=("function",), weak_roles=("developer",), weak_list_content=True),
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
+    clear_images=clear_images,
 )

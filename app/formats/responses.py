@@ -13,22 +13,29 @@ removed; an earlier one is superseded and read as a reasoning item is, part of i
 core messages cover the items in order, so a window is a splice of the caller's own items.
 `item_reference` (a stored item) cannot be planned and is refused, as is any item type this
 version does not know. Images are counted by OpenAI's rule (`docs/rules.md#images`): the
-`input_image` parts of message items and of call outputs, and a `computer_call_output`'s
+`input_image` parts of user message items and of call outputs, and a `computer_call_output`'s
 `computer_screenshot` (which has no `detail`); a base64 `data:` URL by its header, an http URL or a
 `file_id` at the unknown size. An assistant run carries no image: its message items hold output
-text, and an image part there (which the API does not accept) is not counted. The top-level
-system prompt is the request's `instructions`, sent in `system`.
+text, and an image part there (which the API does not accept) is not counted. What the provider
+reads with no core text counts tokens too (`docs/rules.md#the-tokens-of-a-message`): a shell's or
+a patch's output, each server-side tool item of a run (its compact JSON; an image generation's
+result as an image of unknown size), and an `input_file` part. A plan that clears images has each
+written back as an `input_text` part, never a `computer_call_output`'s screenshot, which the API
+requires (`Image.required`). The top-level system prompt is the request's `instructions`, sent in
+`system`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, NamedTuple
 
-from app.core.images import Image, url_image
+from app.core.images import IMAGE_REMOVED_TEXT, OPENAI_UNKNOWN, Image, url_image
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.callers import CallerMessages
+from app.formats.cleared import replaced_parts, with_messages_cleared
 from app.formats.dialect import Dialect, Removed, Signals
+from app.formats.extras import DOCUMENT_TOKENS, IDENTIFYING_KEYS, item_text, output_text
 from app.formats.fields import (
     JsonObject,
     Problems,
@@ -55,6 +62,7 @@ ROLES: dict[str, Role] = {
 TEXT_PARTS = {"input_text": "text", "output_text": "text", "refusal": "refusal"}
 OUTPUT_PARTS = {"input_text": "text", "output_text": "text"}
 INPUT_IMAGE = "input_image"
+INPUT_FILE = "input_file"
 SCREENSHOT = "computer_screenshot"
 # Calls that are answered by an output item holding text, and the key naming the call.
 FUNCTION_CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -85,10 +93,15 @@ PAIRED_OUTPUTS = {
     "apply_patch_call_output": "call_id",
     "mcp_approval_response": "approval_request_id",
 }
-# Run items that add no text and no call: reasoning, and server-side tools with their own result.
-SILENT_RUN_ITEMS = frozenset(
+# The paired outputs whose `output` the provider reads as text (a command's output, a patch's
+# result): counted as extra texts, since the core message of an output has no text.
+READ_OUTPUTS = frozenset(
+    {"local_shell_call_output", "shell_call_output", "apply_patch_call_output"}
+)
+# Server-side tools' items, which carry their own result: no text and no call, but the provider
+# reads each one, so its compact JSON is an extra text of the run.
+SERVER_ITEMS = frozenset(
     {
-        "reasoning",
         "web_search_call",
         "file_search_call",
         "image_generation_call",
@@ -97,6 +110,11 @@ SILENT_RUN_ITEMS = frozenset(
         "mcp_list_tools",
     }
 )
+IMAGE_GENERATION = "image_generation_call"
+# An image generation's `result` (the image, base64) counts as an image of unknown size.
+GENERATED_IMAGE_KEYS = IDENTIFYING_KEYS | {"result"}
+# Run items that add no text and no call: reasoning, and the server-side tools' items.
+SILENT_RUN_ITEMS = frozenset({"reasoning", *SERVER_ITEMS})
 # Every item type this version knows but `message`: each one only this format sends
 # (docs/rules.md#auto, rule 1), as are the content parts below.
 ITEM_TYPES = frozenset(
@@ -111,7 +129,16 @@ STORED_ITEM = (
 
 # What one item contributes to an assistant run: its text and the call it makes, if any.
 RunPart = tuple[str, ToolCall | None]
-Read = Message | RunPart | None
+
+
+class ServerItem(NamedTuple):
+    """What a server-side tool's item contributes to its run: an extra text and a fixed count."""
+
+    text: str
+    tokens: int
+
+
+Read = Message | RunPart | ServerItem | None
 SILENT: RunPart = ("", None)
 # What `read_item` gives for a `compaction` item: `read` places it (the artifact or a run part),
 # since only the whole list says which one is the last.
@@ -128,6 +155,8 @@ def read(raw: list[Any]) -> list[Message]:
     artifact = -1  # the last compaction item's index, once one is met
     pieces: list[str] = []
     calls: list[ToolCall] = []
+    server: list[str] = []
+    server_tokens = 0
     for index, value in enumerate(raw):
         found = read_plain(value, index) if type(value) is dict else None
         if found is None:
@@ -139,21 +168,25 @@ def read(raw: list[Any]) -> list[Message]:
                     artifact = last_compaction(raw, index)
                 found = Message("system", source=index) if index == artifact else SILENT
         if not isinstance(found, Message):  # a run part
-            text, call = found
             if run_start < 0:
                 run_start = index
             run_end = index
+            if isinstance(found, ServerItem):
+                server.append(found.text)
+                server_tokens += found.tokens
+                continue
+            text, call = found
             if text:
                 pieces.append(text)
             if call is not None:
                 calls.append(call)
             continue
         if run_start >= 0:
-            append(run_message(run_start, run_end, pieces, calls))
-            run_start, pieces, calls = -1, [], []
+            append(run_message(run_start, run_end, pieces, calls, server, server_tokens))
+            run_start, pieces, calls, server, server_tokens = -1, [], [], [], 0
         append(found)
     if run_start >= 0:
-        append(run_message(run_start, run_end, pieces, calls))
+        append(run_message(run_start, run_end, pieces, calls, server, server_tokens))
     problems.raise_if_any()
     return messages
 
@@ -167,8 +200,16 @@ def last_compaction(raw: list[Any], stop: int) -> int:
     return stop
 
 
-def run_message(start: int, end: int, pieces: list[str], calls: list[ToolCall]) -> Message:
-    """The one core assistant message of the run of items `start … end`."""
+def run_message(
+    start: int,
+    end: int,
+    pieces: list[str],
+    calls: list[ToolCall],
+    server: list[str],
+    server_tokens: int,
+) -> Message:
+    """The one core assistant message of the run of items `start … end`; `server` and
+    `server_tokens` are what its server-side tools' items add."""
     return from_fields(
         Message,
         (
@@ -183,6 +224,8 @@ def run_message(start: int, end: int, pieces: list[str], calls: list[ToolCall]) 
             (),
             None if end == start else end,
             (),
+            tuple(server),
+            server_tokens,
         ),
     )
 
@@ -210,7 +253,8 @@ def read_plain(item: JsonObject, index: int) -> Read:
         ):
             return None
         return from_fields(
-            Message, ("tool", output, (), call_id, None, False, not_dispatched, index, (), None, ())
+            Message,
+            ("tool", output, (), call_id, None, False, not_dispatched, index, (), None, (), (), 0),
         )
     if item_type == "function_call" or item_type == "custom_tool_call":
         call_id = get("call_id")
@@ -229,6 +273,7 @@ def read_plain(item: JsonObject, index: int) -> Read:
     if injected is not True and injected is not False:
         return None
     images: tuple[Image, ...] = ()
+    files = 0
     if type(content) is str:
         text = content
     elif type(content) is list:
@@ -248,6 +293,8 @@ def read_plain(item: JsonObject, index: int) -> Read:
                 found.append(piece)
             elif part_type == INPUT_IMAGE:
                 seen.append(part_image(part))
+            elif part_type == INPUT_FILE:
+                files += DOCUMENT_TOKENS
         text = "".join(found)
         images = tuple(seen)
     else:
@@ -256,11 +303,12 @@ def read_plain(item: JsonObject, index: int) -> Read:
         return (text, None)
     if role == "user":
         return from_fields(
-            Message, ("user", text, (), None, None, injected, False, index, (), None, images)
+            Message,
+            ("user", text, (), None, None, injected, False, index, (), None, images, (), files),
         )
     if role == "system" or role == "developer":
         return from_fields(
-            Message, ("system", text, (), None, None, injected, False, index, (), None, images)
+            Message, ("system", text, (), None, None, injected, False, index, (), None, (), (), 0)
         )
     return None
 
@@ -295,27 +343,34 @@ def read_item(value: Any, index: int, problems: Problems) -> Read:
         call_id = required_id(value, key, (index, key), problems)
         arguments = value.get(CALL_ARGUMENTS[item_type], "")
         return ("", ToolCall(call_id, item_type, index, arguments))
+    if item_type in SERVER_ITEMS:
+        return server_item(value, item_type)
     if item_type in SILENT_RUN_ITEMS:
         return SILENT
     if item_type in FUNCTION_OUTPUTS:
+        output = value.get("output")
         return Message(
             "tool",
-            output_text(value, item_type, index, problems),
+            function_output_text(value, item_type, index, problems),
             tool_call_id=required_id(value, "call_id", (index, "call_id"), problems),
             not_dispatched=flag(value, "not_dispatched", (index, "not_dispatched"), problems),
             source=index,
-            images=parts_images(value.get("output")),
+            images=parts_images(output),
+            extra_tokens=parts_files(output),
         )
     if item_type in PAIRED_OUTPUTS:
         key = PAIRED_OUTPUTS[item_type]
         if item_type == "local_shell_call_output" and key not in value and "id" in value:
             key = "id"  # the SDK's type names the call by `id`; the guides send `call_id`
+        output = value.get("output")
+        read_output = item_type in READ_OUTPUTS and output is not None
         return Message(
             "tool",
             tool_call_id=required_id(value, key, (index, key), problems),
             not_dispatched=flag(value, "not_dispatched", (index, "not_dispatched"), problems),
             source=index,
             images=screenshot(value) if item_type == "computer_call_output" else (),
+            extra_texts=(output_text(output),) if read_output else (),
         )
     if item_type == "compaction":
         return COMPACTED
@@ -356,8 +411,16 @@ def read_message_item(item: JsonObject, index: int, problems: Problems) -> Read:
         return None
     if core_role == "assistant":
         return (text, None)
-    images = parts_images(content)
-    return Message(core_role, text, injected=injected, source=index, images=images)
+    if core_role != "user":  # a system or developer message's parts count no image, no file
+        return Message(core_role, text, injected=injected, source=index)
+    return Message(
+        core_role,
+        text,
+        injected=injected,
+        source=index,
+        images=parts_images(content),
+        extra_tokens=parts_files(content),
+    )
 
 
 def part_image(part: JsonObject) -> Image:
@@ -374,16 +437,35 @@ def parts_images(parts: Any) -> tuple[Image, ...]:
     )
 
 
+def parts_files(parts: Any) -> int:
+    """The fixed count of a content or output array's `input_file` parts (a file is never sent
+    as text here: `file_data`, `file_id` or `file_url`)."""
+    if type(parts) is not list:
+        return 0
+    return DOCUMENT_TOKENS * sum(
+        1 for part in parts if type(part) is dict and part.get("type") == INPUT_FILE
+    )
+
+
 def screenshot(item: JsonObject) -> tuple[Image, ...]:
     """A `computer_call_output`'s `computer_screenshot` output: one image, counted with no
-    `detail` (the screenshot has none)."""
+    `detail` (the screenshot has none), which the API requires to stay a screenshot."""
     output = item.get("output")
     if not is_object(output) or output.get("type") != SCREENSHOT:
         return ()
-    return (url_image("openai", output.get("image_url")),)
+    return (url_image("openai", output.get("image_url"))._replace(required=True),)
 
 
-def output_text(item: JsonObject, item_type: str, index: int, problems: Problems) -> str:
+def server_item(item: JsonObject, item_type: str) -> ServerItem:
+    """A server-side tool's item: its compact JSON without `id`, `status` and `type`; an image
+    generation's `result` counted as an image of unknown size instead of as text."""
+    if item_type != IMAGE_GENERATION:
+        return ServerItem(item_text(item), 0)
+    tokens = 0 if item.get("result") is None else OPENAI_UNKNOWN
+    return ServerItem(item_text(item, GENERATED_IMAGE_KEYS), tokens)
+
+
+def function_output_text(item: JsonObject, item_type: str, index: int, problems: Problems) -> str:
     """A call output's text: `output` when a string, else its text parts joined."""
     if "output" not in item:
         problems.add((index, "output"), f"a '{item_type}' item needs 'output'", "missing")
@@ -466,6 +548,36 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     )
 
 
+def clear_images(
+    callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+) -> CallerMessages:
+    """The items with each `input_image` part of the given core messages (a user message item's
+    `content`, a function output's `output` array) replaced by an `input_text` part holding
+    `IMAGE_REMOVED_TEXT` (docs/rules.md#images); a `computer_call_output`'s screenshot stays."""
+    return with_messages_cleared(callers, core, indices, item_without_images)
+
+
+def item_without_images(item: Any) -> Any:
+    if not is_object(item):
+        return item
+    item_type = item.get("type", MESSAGE)
+    if item_type == MESSAGE:
+        key = "content"
+    elif item_type in FUNCTION_OUTPUTS:
+        key = "output"
+    else:  # a computer_call_output: the API requires its screenshot
+        return item
+    parts = item.get(key)
+    cleared = replaced_parts(parts, part_without_image)
+    return item if cleared is parts else {**item, key: cleared}
+
+
+def part_without_image(part: Any) -> Any:
+    if type(part) is dict and part.get("type") == INPUT_IMAGE:
+        return {"type": "input_text", "text": IMAGE_REMOVED_TEXT}
+    return part
+
+
 DIALECT = Dialect(
     "responses",
     read,
@@ -478,4 +590,5 @@ DIALECT = Dialect(
     system_text=system_text,
     system_problem=system_problem,
     request_keys=("instructions", "input"),
+    clear_images=clear_images,
 )

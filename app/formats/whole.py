@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.messages import Message
 from app.formats.callers import CallerMessages, Reshaped
-from app.formats.dialect import Dialect, PartPredicate, Removed, Signals
+from app.formats.dialect import Dialect, ImageClearer, PartPredicate, Removed, Signals
 from app.formats.fields import JsonObject, Problems, read_one_to_one
 
 
@@ -94,6 +94,7 @@ def one_to_one_dialect(
     signals: Signals | None = None,
     has_non_text_part: PartPredicate | None = None,
     result_has_parts: PartPredicate | None = None,
+    clear_images: ImageClearer | None = None,
 ) -> Dialect:
     """The dialect of a format whose caller messages map one to one onto core messages: each
     message read on the format's quick path (`read_plain`), else with every check
@@ -115,4 +116,5 @@ def one_to_one_dialect(
         read_alone=read_alone,
         has_non_text_part=has_non_text_part,
         result_has_parts=result_has_parts,
+        clear_images=clear_images,
     )

@@ -14,7 +14,7 @@ by handing the service another function, never by replacing a module's attribute
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +34,9 @@ from app.service.plan_input import PlanInput, read_plan_input
 
 # The core's entry point, `app.core.window.plan_window`, or a function that calls it.
 PlanCore = Callable[..., plan.WindowPlan]
-# What writes the window: (removed, notice text, shaped texts by core index) → the new window.
-WindowWriter = Callable[[Removed, str | None, Mapping[int, str]], list[Any]]
+# What writes the window: (removed, notice text, shaped texts by core index, the core messages
+# whose images are replaced) → the new window.
+WindowWriter = Callable[[Removed, str | None, Mapping[int, str], Collection[int]], list[Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +52,10 @@ def plan_request(raw: Any, max_messages: int, core: PlanCore = plan_window) -> P
     request = read_plan_input(raw, max_messages)
     dialect, callers, messages = request.dialect, request.callers, request.messages
 
-    def write(removed: Removed, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts)
+    def write(
+        removed: Removed, notice: str | None, texts: Mapping[int, str], images: Collection[int]
+    ) -> Any:
+        return dialect.write_window(callers, messages, removed, notice, texts, images)
 
     return answered(request, write, core)
 
@@ -78,8 +81,10 @@ def plan_scanned(
     del scanned, fields
     surveyed, callers.survey = callers.survey, None
 
-    def write(removed: Removed, notice: str | None, texts: Mapping[int, str]) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts)
+    def write(
+        removed: Removed, notice: str | None, texts: Mapping[int, str], images: Collection[int]
+    ) -> Any:
+        return dialect.write_window(callers, messages, removed, notice, texts, images)
 
     def survey_of(planned: Sequence[Message]) -> Survey:
         # The survey the module took while reading, handed to the plan once, unless the core
@@ -143,14 +148,20 @@ def answer_content(
     content["dropped_standings"] = result.dropped_standings
     if result.shaped is not None:
         content["shaped"] = result.shaped
-    texts = {shaped.index: shaped.content for shaped in result.shaped_results}
+    texts: dict[int, str] = {}
+    images: list[int] = []
+    for shaped in result.shaped_results:
+        if shaped.action == "image-cleared":
+            images.append(shaped.index)
+        else:
+            texts[shaped.index] = shaped.content
     if result.summaries is not None:
         content.update(summary_fields(request, result.summaries, texts))
     content["diagnostics"] = found
     content["record"] = plan.answered_record(result.record)
     if request.include_window:
         notice = result.notice.content if result.notice else None
-        content["window"] = write(result.removed, notice, texts)
+        content["window"] = write(result.removed, notice, texts, images)
     return content
 
 

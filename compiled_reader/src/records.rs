@@ -66,15 +66,28 @@ impl RecordClass {
     /// each item) without the intermediate tuple and the call: reading 10,000 native messages
     /// took 2.4 to 3.3 ms less (of 16).
     pub(crate) fn make<const N: usize>(&self, py: Python<'_>, items: [PyObject; N]) -> PyResult<PyObject> {
-        // SAFETY: `alloc` is the tuple subclass's allocator, asked for exactly N items, and each
-        // item is set once on the new object (refcount 1) before anything else can see it.
+        self.make_with_tail(py, items, &[])
+    }
+
+    /// `make`, followed by `tail`: the defaults of the fields a reader does not set (those the
+    /// class has past the ones this module knows).
+    pub(crate) fn make_with_tail<const N: usize>(
+        &self,
+        py: Python<'_>,
+        items: [PyObject; N],
+        tail: &[PyObject],
+    ) -> PyResult<PyObject> {
+        let size = N + tail.len();
+        // SAFETY: `alloc` is the tuple subclass's allocator, asked for exactly `size` items, and
+        // each item is set once on the new object (refcount 1) before anything else can see it.
         unsafe {
-            let made = (self.alloc)(self.class.as_ptr() as *mut ffi::PyTypeObject, N as ffi::Py_ssize_t);
+            let made = (self.alloc)(self.class.as_ptr() as *mut ffi::PyTypeObject, size as ffi::Py_ssize_t);
             if made.is_null() {
                 return Err(PyErr::fetch(py));
             }
             let made = PyObject::from_owned_ptr(py, made);
-            for (at, item) in items.into_iter().enumerate() {
+            let all = items.into_iter().chain(tail.iter().map(|item| item.clone_ref(py)));
+            for (at, item) in all.enumerate() {
                 if ffi::PyTuple_SetItem(made.as_ptr(), at as ffi::Py_ssize_t, item.into_ptr()) != 0 {
                     return Err(PyErr::fetch(py));
                 }
@@ -82,6 +95,24 @@ impl RecordClass {
             Ok(made)
         }
     }
+}
+
+/// The fields of `Message` the readers set; the class's later fields take their defaults.
+pub(crate) const MESSAGE_FIELDS: usize = 11;
+
+/// The defaults of a record class's fields past its first `known` (a field added at the end of
+/// `Message` with a default: its readers here set none of them).
+fn field_defaults_after(py: Python<'_>, class: &PyAny, known: usize) -> PyResult<Vec<PyObject>> {
+    if class.is_none() {
+        return Ok(Vec::new());
+    }
+    let fields: Vec<String> = class.getattr("_fields")?.extract()?;
+    let defaults = class.getattr("_field_defaults")?;
+    let mut tail = Vec::new();
+    for name in fields.iter().skip(known) {
+        tail.push(defaults.get_item(name.as_str())?.into_py(py));
+    }
+    Ok(tail)
 }
 
 pub(crate) fn record_class(py: Python<'_>, class: &PyAny) -> PyResult<Option<RecordClass>> {
@@ -95,6 +126,8 @@ pub(crate) struct Kit<'py> {
     pub(crate) py: Python<'py>,
     /// None where only strings are read (`Scan::fields`).
     pub(crate) message: Option<RecordClass>,
+    /// The defaults of `Message`'s fields past `MESSAGE_FIELDS`, set on every message built.
+    pub(crate) message_tail: Vec<PyObject>,
     pub(crate) tool_call: Option<RecordClass>,
     pub(crate) empty: PyObject,
     pub(crate) no_blocks: PyObject,
@@ -121,6 +154,7 @@ impl<'py> Kit<'py> {
         Ok(Kit {
             py,
             message: record_class(py, message)?,
+            message_tail: field_defaults_after(py, message, MESSAGE_FIELDS)?,
             tool_call: record_class(py, tool_call)?,
             empty: PyString::new(py, "").into_py(py),
             no_blocks: PyTuple::empty(py).into_py(py),
@@ -273,14 +307,16 @@ impl<'py> Kit<'py> {
         let flags = [self.flag(injected), self.flag(not_dispatched)];
         let [injected, not_dispatched] = flags;
         let class = self.message.as_ref().ok_or_else(|| PyTypeError::new_err("no message class"))?;
-        // No images: a message holding an image is read in Python.
+        // No images, no extra texts: a message holding an image, a document or a server-side
+        // tool's result is read in Python.
         let images = self.no_blocks.clone_ref(py);
-        class.make(
+        class.make_with_tail(
             py,
             [
                 role, content, calls, call_id, tool_name, injected, not_dispatched, index, blocks,
                 source_end, images,
             ],
+            &self.message_tail,
         )
     }
 }

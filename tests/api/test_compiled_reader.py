@@ -659,6 +659,39 @@ def test_bodies_with_images_give_the_python_answer(name: str, body: bytes) -> No
     assert assert_same_answer(orjson.dumps(auto)) == 200
 
 
+def counted_item_bodies() -> list[tuple[str, bytes]]:
+    """Plan bodies whose messages carry what counts with no core text (a shell's output, a server
+    tool's result, a document: docs/rules.md#the-tokens-of-a-message), counted under `fit`."""
+    from tests.api.test_counting_http import CASES
+
+    bodies = []
+    for format_name, case in CASES.items():
+        with_items, _, _ = case()
+        body = {
+            "format": format_name,
+            "messages": with_items,
+            "tokenizer": "estimate",
+            "strategy": {"kind": "fit", "max_tokens": 3_000},
+            "include_window": True,
+        }
+        bodies.append((format_name, orjson.dumps(body)))
+    return bodies
+
+
+@pytest.mark.parametrize(
+    ("name", "body"), counted_item_bodies(), ids=[n for n, _ in counted_item_bodies()]
+)
+def test_bodies_with_items_counted_without_text_give_the_python_answer(
+    name: str, body: bytes
+) -> None:
+    """The module leaves such a message to the Python reader, which counts it: the same tokens
+    and the same window on both paths."""
+    assert compiled_answers(body)
+    assert not module_reads_every_message(body, name)
+    assert assert_same_answer(body) == 200
+    assert assert_same_answer(respaced(body)) == 200
+
+
 @pytest.mark.parametrize("format_name", ["openai", "anthropic"])
 def test_a_result_with_an_image_is_cleared_alike_on_both_paths(format_name: str) -> None:
     """`clear` asks the caller's messages whether a short result carries an image: the scanned

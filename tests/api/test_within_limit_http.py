@@ -28,6 +28,8 @@ from tests.api.test_formats_equivalence import conversations, plan
 from tests.core.native_wire import wire
 from tests.core.window_fixtures import held_words
 from tests.core.within_limit_examples import WITHIN_LIMIT_EXAMPLES, StagedExample
+from tests.formats.test_image_clearing import CASES as IMAGE_CASES
+from tests.formats.test_image_clearing import X
 
 pytestmark = pytest.mark.anyio
 FORMATS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
@@ -234,3 +236,41 @@ def test_a_held_cut_over_two_spans_keeps_the_prefix(format_name: str) -> None:
             assert answer["window"][: len(windows[-1]) - 1] == windows[-1][:-1]
         windows.append(answer["window"])
         records.append(answer["record"])
+
+
+# ---- caps: images replaced, in every format that has them --------------------------------------
+
+
+@pytest.mark.parametrize("format_name", sorted(IMAGE_CASES))
+async def test_the_caps_replace_kept_images_by_a_text(client: Any, format_name: str) -> None:
+    """A run of screenshots far over a tiny limit: every turn that may leave leaves, then the
+    kept images (never the current request's, never a Responses screenshot) become the text."""
+    raw, _, _ = IMAGE_CASES[format_name]()
+    body = {
+        "messages": raw,
+        "format": format_name,
+        "strategy": {"kind": "fit", "max_tokens": 50},
+    }
+    answer = await post(client, body)
+    budget = answer["budget"]
+    assert budget["stage"] == "caps" and budget["total_after"] < budget["total_before"]
+    cleared = [entry for entry in answer["shaped"] if entry["action"] == "image-cleared"]
+    assert cleared and all(entry["images"] >= 1 for entry in cleared)
+    assert all(entry["tool_call_id"] is None and entry["chars_before"] == 0 for entry in cleared)
+    assert all(entry["chars_after"] == entry["images"] * len(X) for entry in cleared)
+    written = orjson.dumps(answer["window"]).decode()
+    assert written.count(X) >= sum(entry["images"] for entry in cleared) - (
+        format_name == "gemini"  # a function response's own parts hold media only: removed
+    )
+    assert window_violations(format_name, raw, answer["window"]) == []
+    request = answer["current_request"]
+    if request is not None:
+        assert request["message_index"] not in {entry["message_index"] for entry in cleared} or (
+            format_name in ("anthropic", "bedrock", "gemini")  # a result beside the request
+        )
+    # The report counts the texts in place of the images: planned again, the window is within
+    # what was reported and clears nothing more.
+    again = await post(client, {**body, "messages": answer["window"]})
+    assert again["budget"]["total_before"] == budget["total_after"] or format_name == "gemini"
+    if format_name == "responses":
+        assert "computer_screenshot" in written  # the API requires it to stay a screenshot

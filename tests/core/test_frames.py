@@ -19,6 +19,8 @@ from app.core.frames import (
     is_frame,
     valid_frame_tag,
 )
+from app.core.images import IMAGE_REMOVED_TEXT, Image
+from app.core.messages import Message
 from tests.core.window_fixtures import R, U, U_star, W, plan, req
 
 REMINDER = (
@@ -232,6 +234,22 @@ def test_only_frames_mean_no_request() -> None:
 def test_an_injected_frame_is_never_the_request_even_named() -> None:
     messages = [U(TASK), U_star(REMINDER)]
     assert current_request_index(messages, REMINDER, frames=DEFAULT_FRAME_DETECTION) == 0
+
+
+def test_a_user_message_with_no_text_is_no_request() -> None:
+    """Only images or files (a screenshot after each action): nobody asked anything."""
+    screenshot = Message("user", "", images=(Image("anthropic"),))
+    messages = [U(TASK), *R("c1"), screenshot]
+    assert current_request_index(messages, None, frames=DEFAULT_FRAME_DETECTION) == 0
+    assert current_request_index(messages, "", frames=DEFAULT_FRAME_DETECTION) == 0
+    assert not said_by_a_person(screenshot, frames=NO_FRAME_DETECTION)
+
+
+def test_the_text_that_replaces_an_image_is_one_of_the_services_frames() -> None:
+    messages = [U(TASK), *R("c1"), U(IMAGE_REMOVED_TEXT)]
+    assert current_request_index(messages, None, frames=NO_FRAME_DETECTION) == 0
+    assert current_request_index(messages, IMAGE_REMOVED_TEXT, frames=NO_FRAME_DETECTION) == 0
+    assert not said_by_a_person(U(IMAGE_REMOVED_TEXT + " x"), frames=NO_FRAME_DETECTION)
 
 
 def test_said_by_a_person_excludes_frames_only_when_detection_is_on() -> None:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import app.core.images as images
 from app.core.images import (
     HEAD_CHARS,
+    IMAGE_REMOVED_TEXT,
     MAX_JPEG_SEGMENTS,
     Image,
     anthropic_tokens,
@@ -24,6 +25,7 @@ from app.core.images import (
     data_url_start,
     image_tokens,
     inline_size,
+    is_base64,
     openai_tokens,
     url_image,
 )
@@ -98,6 +100,68 @@ def test_unreadable_data_is_an_unknown_size(data: str) -> None:
     assert inline_size(data) is None
     assert image_tokens(base64_image("anthropic", data)) == 1_600
     assert image_tokens(base64_image("openai", data)) == 765
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda data: data[:-8] + "!!!!" + data[-4:],  # a character outside the alphabet
+        lambda data: data[:-8] + "====" + data[-4:],  # padding before the end
+        lambda data: data + "A",  # not groups of four
+        lambda data: data + "\n",  # white space, which the strict reading refuses
+        lambda data: data[: len(data) // 2] + "é" + data[len(data) // 2 + 1 :],
+    ],
+)
+def test_a_payload_corrupt_past_its_header_counts_the_unknown_size(corrupt: Any) -> None:
+    data = b64(png(1280, 800) + bytes(3_000))
+    assert inline_size(data) == (1280, 800)
+    broken = corrupt(data)
+    assert inline_size(broken) is None
+    assert image_tokens(base64_image("anthropic", broken)) == 1_600
+    url = "data:image/png;base64," + broken
+    assert image_tokens(url_image("openai", url)) == 765
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [
+        ("", True),
+        ("QQ==", True),
+        ("QUI=", True),
+        ("QUJD", True),
+        ("Q===", False),
+        ("QQ=", False),
+        ("Q=Q=", False),
+        ("QUJD\n", False),
+        ("QU JD", False),
+        ("QUJDé===", False),
+    ],
+)
+def test_base64_is_checked_as_the_strict_decoder_reads_it(data: str, valid: bool) -> None:
+    assert is_base64(data) is valid
+    try:
+        binascii.a2b_base64(data, strict_mode=True)
+        decodes = True
+    except (binascii.Error, ValueError):
+        decodes = False
+    assert decodes is valid
+
+
+@given(st.binary(max_size=64), st.text(alphabet="AQgw+/=\n é", max_size=12))
+def test_the_check_agrees_with_the_strict_decoder(raw: bytes, noise: str) -> None:
+    for data in (base64.b64encode(raw).decode(), base64.b64encode(raw).decode() + noise, noise):
+        try:
+            binascii.a2b_base64(data, strict_mode=True)
+            decodes = True
+        except (binascii.Error, ValueError):
+            decodes = False
+        assert is_base64(data) is decodes, data
+
+
+def test_an_image_is_not_required_unless_said_and_the_replacement_is_a_service_frame() -> None:
+    assert Image("openai").required is False
+    assert Image("openai", required=True).required is True
+    assert IMAGE_REMOVED_TEXT == "[image removed from the context window]"
 
 
 # ---- the rules of the table ---------------------------------------------------------------------

@@ -50,6 +50,16 @@ def test_a_message_counts_its_text_each_call_and_its_framing() -> None:
     assert message_tokens(message, estimate_tokens) == expected
 
 
+def test_extra_texts_count_as_texts_and_extra_tokens_as_they_are() -> None:
+    """What the provider reads with no core text (a shell's output, a server tool's result, a
+    document) adds tokens, never characters (docs/rules.md#the-tokens-of-a-message)."""
+    plain = Message("tool", "ok", tool_call_id="c1")  # 1 + 4
+    extra = plain._replace(extra_texts=("a.txt\nb.txt", '{"x":1}'), extra_tokens=1_600)
+    assert message_tokens(plain, estimate_tokens) == 5
+    assert message_tokens(extra, estimate_tokens) == 5 + 3 + 2 + 1_600
+    assert len(extra.content) == len(plain.content)
+
+
 @pytest.mark.parametrize(
     ("arguments", "text"),
     [

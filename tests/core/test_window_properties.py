@@ -35,7 +35,11 @@ from tests.core.window_fixtures import new_window, prior_record
 
 TOOLS = ("look", "move", "probe", "has space", "x" * 49)
 TEXTS = ("", "ok", "go", "x" * 60, "y" * 250, "z" * 500)
-FRAMES = ("[dropped history — 1 earlier message(s)", "[compacted history] old")
+FRAMES = (
+    "[dropped history — 1 earlier message(s)",
+    "[compacted history] old",
+    "[image removed from the context window]",
+)
 KINDS = (
     "user",
     "injected",

@@ -190,7 +190,8 @@ def test_round_trip_is_the_callers_list() -> None:
             ],
             [
                 Message("tool", "", tool_call_id="t", not_dispatched=True, source=0, blocks=(0,)),
-                Message("user", "", source=0, blocks=(1,)),
+                # A document sent as text adds its text to the tokens, never characters.
+                Message("user", "", source=0, blocks=(1,), extra_texts=("long",)),
             ],
             id="not-dispatched-and-a-document",
         ),
@@ -243,7 +244,7 @@ def test_injected_marks_the_user_part_only() -> None:
     ]
 
 
-def test_assistant_blocks_without_text_add_nothing() -> None:
+def test_assistant_blocks_without_text_add_no_characters() -> None:
     raw = [
         {
             "role": "assistant",
@@ -257,9 +258,16 @@ def test_assistant_blocks_without_text_add_nothing() -> None:
             ],
         }
     ]
+    # The server tool's result is read by the provider: its compact JSON, without `type`, counts
+    # tokens (docs/rules.md#the-tokens-of-a-message), never characters.
     assert read_messages(raw, "anthropic") == [
         Message(
-            "assistant", "ab", (ToolCall("t", "", None, {}),), source=0, blocks=(0, 1, 2, 3, 4, 5)
+            "assistant",
+            "ab",
+            (ToolCall("t", "", None, {}),),
+            source=0,
+            blocks=(0, 1, 2, 3, 4, 5),
+            extra_texts=('{"tool_use_id":"srv_1","content":[]}',),
         )
     ]
 

@@ -104,9 +104,16 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
             images=(PICTURE,),
         ),
         # The image before the first text block belongs to it; the cache point to the text
-        # before it, the document to the reminder.
+        # before it, the document (bytes: a fixed count) to the reminder.
         Message("user", "And the coolest?", source=2, blocks=(2, 3, 4), images=(PICTURE,)),
-        Message("user", "Reminder: be brief.", injected=True, source=2, blocks=(5, 6)),
+        Message(
+            "user",
+            "Reminder: be brief.",
+            injected=True,
+            source=2,
+            blocks=(5, 6),
+            extra_tokens=1_600,
+        ),
         Message("assistant", "Rack b is hottest; checking the coolest.", source=3, blocks=(0,)),
     ]
 
@@ -217,10 +224,12 @@ def test_other_blocks_belong_to_a_result_or_a_text(
 ) -> None:
     raw = [{"role": "user", "content": content}]
     read = read_messages(raw, "bedrock")
-    # Each image is counted by the core message that holds its block.
+    # Each image and each document is counted by the core message that holds its block.
     for message in read:
         assert len(message.images) == sum(content[block] is IMAGE for block in message.blocks)
-    assert [message._replace(images=()) for message in read] == expected
+        documents = sum(content[block] is DOCUMENT for block in message.blocks)
+        assert message.extra_tokens == 1_600 * documents
+    assert [message._replace(images=(), extra_tokens=0) for message in read] == expected
     slow: list[Message] = []
     problems = Problems()
     bedrock.read_message(raw[0], 0, problems, slow)
@@ -270,12 +279,15 @@ def test_a_server_side_tool_run_adds_no_call_and_no_result() -> None:
     core = read_messages(raw, "bedrock")
     assert core == [
         Message("user", "Plot the temperatures.", source=0, blocks=(0,)),
+        # The provider reads the result it put in the message: its compact JSON without `type`
+        # counts tokens (docs/rules.md#the-tokens-of-a-message), never characters.
         Message(
             "assistant",
             "Running it.It prints 41.",
             (ToolCall("c1", "save", None, {}),),
             source=1,
             blocks=(0, 1, 2, 3, 4),
+            extra_texts=('{"toolUseId":"srv_1","content":[{"json":{"stdout":"41"}}]}',),
         ),
         Message("tool", "saved", tool_call_id="c1", source=2, blocks=(0, 1)),
         Message("user", "Here is my screenshot.", source=2, blocks=(2, 3), images=(PICTURE,)),
@@ -310,6 +322,8 @@ def test_blocks_leave_and_stay_with_their_core_message() -> None:
 
 
 def test_assistant_blocks_other_than_text_and_calls_add_nothing() -> None:
+    """An image in the model's own message counts no token either: only user content and results
+    carry images a provider counts (docs/rules.md#images)."""
     raw = [
         assistant(
             {"reasoningContent": {"redactedContent": "cmVk"}},
@@ -321,7 +335,7 @@ def test_assistant_blocks_other_than_text_and_calls_add_nothing() -> None:
         )
     ]
     assert read_messages(raw, "bedrock") == [
-        Message("assistant", "ab", source=0, blocks=(0, 1, 2, 3, 4, 5), images=(PICTURE,))
+        Message("assistant", "ab", source=0, blocks=(0, 1, 2, 3, 4, 5))
     ]
 
 

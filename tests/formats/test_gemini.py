@@ -231,7 +231,8 @@ def test_flags_and_the_mixed_user_content() -> None:
             source=1,
             blocks=(1,),
         ),
-        # The PNG part is an image at the default media resolution; the text file is none.
+        # The PNG part is an image at the default media resolution; the text file is none, but a
+        # file the provider reads (docs/rules.md#the-tokens-of-a-message).
         Message(
             "user",
             "ab",
@@ -239,6 +240,7 @@ def test_flags_and_the_mixed_user_content() -> None:
             source=1,
             blocks=(0, 2, 3, 4),
             images=(Image("gemini"),),
+            extra_tokens=1_600,
         ),
     ]
 
@@ -381,8 +383,9 @@ def test_null_fields_count_as_absent() -> None:
         ],
         "gemini",
     )
+    # An `inlineData` part with no image MIME type is a file: a fixed count, never characters.
     assert core == [
-        Message("user", "q", source=0, blocks=(0, 1)),
+        Message("user", "q", source=0, blocks=(0, 1), extra_tokens=1_600),
         Message("assistant", "t", source=1, blocks=(0,)),
     ]
 

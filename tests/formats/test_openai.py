@@ -65,8 +65,9 @@ def test_reader_maps_roles_content_and_calls() -> None:
     assert read_messages(transcript(), "openai") == [
         Message("system", "You are terse.", source=0),
         Message("system", "Use tools.", source=1),
-        # The image by URL: the unknown size under OpenAI's rule (docs/rules.md#images).
-        Message("user", "What is this?", source=2, images=(Image("openai"),)),
+        # The image by URL: the unknown size under OpenAI's rule (docs/rules.md#images); the
+        # file by id: a fixed count (docs/rules.md#the-tokens-of-a-message).
+        Message("user", "What is this?", source=2, images=(Image("openai"),), extra_tokens=1_600),
         Message(
             "assistant",
             "",

@@ -122,7 +122,15 @@ def test_reader_maps_items_runs_and_outputs() -> None:
             images=(Image("openai"),),
         ),
         Message("user", "keep going", injected=True, source=8),
-        Message("assistant", "Rack b.", source=9, source_end=10),
+        # The web search the provider ran: its compact JSON without `id`, `status` and `type`
+        # counts tokens (docs/rules.md#the-tokens-of-a-message).
+        Message(
+            "assistant",
+            "Rack b.",
+            source=9,
+            source_end=10,
+            extra_texts=('{"action":{"type":"search","query":"rack temps"}}',),
+        ),
         Message("system", "", source=11),
         Message("user", "thanks", source=12),
     ]
@@ -228,17 +236,22 @@ def test_paired_items_are_calls_named_by_their_type_and_outputs_without_text() -
         source_end=5,
     )
     assert core[2:] == [
-        # The screenshot: a data URL that is not base64, so of unknown size.
-        Message("tool", "", tool_call_id="cc1", source=6, images=(Image("openai"),)),
-        Message("tool", "", tool_call_id="ls1", source=7),
-        Message("tool", "", tool_call_id="sh1", not_dispatched=True, source=8),
+        # The screenshot: a data URL that is not base64, so of unknown size; the API requires it
+        # to stay a screenshot.
+        Message("tool", "", tool_call_id="cc1", source=6, images=(Image("openai", required=True),)),
+        # A shell's or a patch's output is read by the provider: its text, or the compact JSON
+        # of a non-string output, counts tokens, never characters.
+        Message("tool", "", tool_call_id="ls1", source=7, extra_texts=("{}",)),
+        Message("tool", "", tool_call_id="sh1", not_dispatched=True, source=8, extra_texts=("[]",)),
         Message("tool", "", tool_call_id="ap1", source=9),
         Message("tool", "", tool_call_id="mcpr_1", source=10),
-        Message("tool", "", tool_call_id="ls1", source=11),
+        Message("tool", "", tool_call_id="ls1", source=11, extra_texts=("{}",)),
     ]
 
 
 def test_server_side_items_add_no_text_and_no_call() -> None:
+    """Each one counts its compact JSON without `id`, `status` and `type` as tokens (here `{}`),
+    never characters."""
     kinds = (
         "web_search_call",
         "file_search_call",
@@ -250,7 +263,7 @@ def test_server_side_items_add_no_text_and_no_call() -> None:
     raw = [{"role": "user", "content": "go"}, *({"type": k, "id": k} for k in kinds)]
     assert read_messages(raw, "responses") == [
         Message("user", "go", source=0),
-        Message("assistant", "", source=1, source_end=6),
+        Message("assistant", "", source=1, source_end=6, extra_texts=("{}",) * len(kinds)),
     ]
 
 
@@ -280,8 +293,11 @@ def test_only_media_parts_are_not_an_empty_message() -> None:
     ):
         raw = [{"role": "user", "content": [part]}]
         core = read_messages(raw, "responses")
-        assert [message._replace(images=()) for message in core] == [Message("user", "", source=0)]
+        assert [message._replace(images=(), extra_tokens=0) for message in core] == [
+            Message("user", "", source=0)
+        ]
         assert len(core[0].images) == (part["type"] == "input_image")
+        assert core[0].extra_tokens == 1_600 * (part["type"] == "input_file")
         assert non_text_part_predicate(raw, "responses")(core[0])
         assert diagnose(core, non_text_part_predicate(raw, "responses")) == ()
 

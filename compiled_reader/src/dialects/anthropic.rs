@@ -1,6 +1,7 @@
 //! The Anthropic dialect's quick reader: `app.formats.anthropic.read_plain`; a compaction
-//! block or an image is left to Python (whether a compaction block is the artifact depends on the
-//! messages after it; an image is counted by its header).
+//! block, an image, a document or a server tool's result is left to Python (whether a compaction
+//! block is the artifact depends on the messages after it; the others count tokens the Python
+//! side counts).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
@@ -64,6 +65,9 @@ impl Scan {
                     // messages after it: the Python side reads the whole request. An image is
                     // counted by its header, which only the Python side reads.
                     b"tool_result" | b"compaction" | b"image" => return Err(Unread),
+                    // A server tool's result block (`web_search_tool_result`, …) counts its
+                    // compact JSON, which only the Python side writes.
+                    kind if kind.ends_with(b"_tool_result") => return Err(Unread),
                     _ => {}
                 }
             }
@@ -105,8 +109,9 @@ impl Scan {
                     }
                     self.decode_into(piece, &mut text)?;
                 }
-                // An image is counted by its header, which only the Python side reads.
-                b"tool_use" | b"image" => return Err(Unread),
+                // An image is counted by its header, and a document by its text or as one,
+                // which only the Python side reads.
+                b"tool_use" | b"image" | b"document" => return Err(Unread),
                 _ => {}
             }
             user_blocks.push(position.into_py(py));

@@ -108,8 +108,9 @@ impl Scan {
                             self.decode_into(piece, &mut text)?;
                         } else if let Some(json) = self.get(item, b"json")? {
                             text.push_str(std::str::from_utf8(self.canonical(json)?).map_err(|_| Unread)?);
-                        } else if self.has(item, b"image")? {
-                            // Counted by its header, which only the Python side reads.
+                        } else if self.has(item, b"image")? || self.has(item, b"document")? {
+                            // An image counted by its header, a document by its text or as one:
+                            // only the Python side counts them.
                             return Err(Unread);
                         }
                     }

@@ -3,7 +3,8 @@
 //! the Python reader gathers them.
 //!
 //! A run spans items, so one item Python must read (a compaction item, whose role depends on the
-//! items after it; an image; a paired call; anything its quick path does not read plainly) hands
+//! items after it; an image or a file; a paired call or a server-side tool's item, whose
+//! output counts; anything its quick path does not read plainly) hands
 //! the whole list back (`Unread`), and the Python reader reads it.
 
 use pyo3::prelude::*;
@@ -149,8 +150,9 @@ impl Scan {
                     let key: &[u8] = match self.plain_str(self.get(part, b"type")?)? {
                         b"input_text" | b"output_text" => b"text",
                         b"refusal" => b"refusal",
-                        // An image is counted from its URL, which only the Python side reads.
-                        b"input_image" => return Err(Unread),
+                        // An image is counted from its URL and a file as one, which only the
+                        // Python side counts.
+                        b"input_image" | b"input_file" => return Err(Unread),
                         _ => continue,
                     };
                     let piece = self.node(self.get(part, key)?.ok_or(Unread)?)?;
