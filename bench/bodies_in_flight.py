@@ -131,7 +131,7 @@ async def scenario(port: int, body: bytes, count: int) -> dict[str, Any]:
     await watcher
     statuses: dict[str, int] = {}
     for answer in answers:
-        key = f"{answer['status']} {answer['kind']}" if answer.get("kind") else str(answer["status"])
+        key = " ".join(str(part) for part in (answer["status"], answer.get("kind")) if part)
         statuses[key] = statuses.get(key, 0) + 1
     refused = [answer for answer in answers if answer["status"] == 503]
     accepted = [answer["seconds"] for answer in answers if answer["status"] == 200]
