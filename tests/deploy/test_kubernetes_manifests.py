@@ -365,8 +365,9 @@ def test_the_shared_deployment_bounds_slow_clients():
     assert LOADED_REPLICA_BYTES + ceiling * STALLED_CONNECTION_BYTES <= limit
 
 
-# docs/reliability.md#the-memory-a-replica-can-need: a replica at steady load with both vocabularies,
-# and what planning adds to a body beyond its own bytes (a body peaks at about 5x its size).
+# docs/reliability.md#the-memory-a-replica-can-need: a replica at steady load with both
+# vocabularies, and what planning adds to a body beyond its own bytes (a plan peaks at about 5x
+# its body).
 STEADY_REPLICA_BYTES = 225 * 2**20
 PLANNING_OVERHEAD_PER_BODY_BYTE = 4
 
