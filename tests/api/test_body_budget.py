@@ -1,4 +1,4 @@
-"""The budget for bodies in flight (api.md, Limits: "bodies in flight, all requests together"):
+"""The budget for bodies in flight (docs/reliability.md#bodies-in-flight, all requests together):
 taken before a body is read, a body that does not fit waits for room and is then refused 503 with
 `Retry-After`, given back however a request ends, grown with a chunked body, never in the way of
 the probes.
