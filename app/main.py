@@ -19,6 +19,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app import __version__
+from app.api.budget import BodyBudget
 from app.api.collector import freeze_start_up_objects
 from app.api.connections import CONNECTION_EVENTS, ConnectionEvents
 from app.api.metrics import create_metrics
@@ -104,6 +105,9 @@ def create_app(
     app.state.metrics = create_metrics()
     app.state.lifecycle = lifecycle
     app.state.plan_core = plan_core
+    app.state.body_budget = BodyBudget(
+        settings.body_budget_bytes, settings.body_budget_wait_seconds
+    )
 
     install_problem_handlers(app)
     app.add_middleware(
@@ -111,6 +115,7 @@ def create_app(
         metrics=app.state.metrics,
         max_body_bytes=settings.max_body_bytes,
         read_timeout_seconds=settings.read_timeout_seconds,
+        body_budget=app.state.body_budget,
     )
     include_routes(app)
 

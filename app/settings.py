@@ -53,6 +53,20 @@ class Settings(BaseSettings):
         description="Large bodies worked on at once, abandoned work included: parsing multiplies "
         "a body in memory, so this bounds the process's peak.",
     )
+    body_budget_bytes: int = Field(
+        256 * 1024 * 1024,
+        ge=1,
+        description="Most body bytes all requests together may hold at once, taken from a body's "
+        "Content-Length before it is read (a chunked body's as it arrives); a body that would "
+        "pass it waits for room, then is answered 503 problem+json with Retry-After. A body that "
+        "finds nothing else in flight is always let in. Large-body work is within it.",
+    )
+    body_budget_wait_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="How long a body that would pass the bodies-in-flight budget waits for room "
+        "before its 503; 0 refuses it at once.",
+    )
     compiled_reader: bool = Field(
         True,
         description="Read plan requests with the compiled reader when it is installed (the same "

@@ -3,7 +3,10 @@
 Bodies are parsed with orjson, which refuses exactly what docs/rules.md#validation calls "not JSON":
 `NaN`, `Infinity`, numbers beyond a double's range and unpaired surrogate escapes are a 400, like
 any syntax error. Size is enforced earlier, while the body streams in (`app.api.middleware`), so a
-body over the limit is refused before it is read whole.
+body over the limit is refused before it is read whole; and its bytes are counted in the budget for
+bodies in flight (`app.api.budget`) before it is read, so the bodies held at once are bounded
+whatever their number. The large-body slots, taken once a body is in, bound only what parsing and
+planning multiply it into: a client trickling its body does not hold a slot meanwhile.
 """
 
 from __future__ import annotations

@@ -12,10 +12,16 @@ app sees the request when served otherwise): each wait for more of it is bounded
 and a body unfinished at the deadline is answered 408 and its connection closed. A request the
 protocol marks as past the connection ceiling is answered 503 with `Retry-After` and not run.
 
-A body refused from its declared length, and a request past the ceiling, are answered before the
-app routes them (the app is not run: an endpoint would size its buffer from that length), so the
-middleware finds the route itself, by the router's own matching, and counts the refusal under the
-route as it counts a chunked one.
+Every body's bytes count toward the budget for bodies in flight (`app.api.budget`) before they
+are read: a declared `Content-Length` is taken whole before the app is run, a chunked body's bytes
+as each piece arrives; the share goes back when the request ends, however it ends. A body that
+finds no room within the budget's wait is answered 503 with `Retry-After` and its connection
+closed, unread. `/healthz`, `/readyz` and `/metrics` never wait for it.
+
+A body refused from its declared length or for want of room, and a request past the ceiling, are
+answered before the app routes them (the app is not run: an endpoint would size its buffer from
+that length), so the middleware finds the route itself, by the router's own matching, and counts
+the refusal under the route as it counts a chunked one.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.budget import BodyBudget
 from app.api.metrics import Metrics
 from app.api.problems import PROBLEM_MEDIA_TYPE, ProblemError, problem_body
 from app.errors import FieldError
@@ -48,6 +55,13 @@ OVER_CAPACITY = "cwp.over_capacity"  # present when the request came past the co
 # clients' within the read deadline.
 CEILING_RETRY_AFTER_SECONDS = 1
 
+# Room in the budget for bodies in flight comes back as the bodies in it are answered: a 32 MiB
+# body is read and planned in well under a second.
+BUDGET_RETRY_AFTER_SECONDS = 1
+
+# Routes that never wait for the body budget: the probes and the metrics carry no body to hold.
+BUDGET_EXEMPT = frozenset({"/healthz", "/readyz", "/metrics"})
+
 # A caller's id is echoed only when it is short and printable, so it cannot forge log lines.
 _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 
@@ -58,6 +72,19 @@ class BodyTooLarge(ProblemError):
             413,
             f"The request body is larger than the limit of {limit} bytes.",
             [FieldError(("body",), f"larger than {limit} bytes", "body_too_large")],
+        )
+
+
+class NoRoomForBody(ProblemError):
+    def __init__(self, budget: BodyBudget) -> None:
+        super().__init__(
+            503,
+            f"The bodies being read and worked on already hold the {budget.capacity}-byte "
+            f"budget for bodies in flight, and no room came within {budget.wait_seconds:g} s; "
+            "retry shortly.",
+            [FieldError(("body",), "no room in the budget for bodies in flight", "no_room")],
+            kind="bodies-in-flight",
+            headers={"Retry-After": str(BUDGET_RETRY_AFTER_SECONDS)},
         )
 
 
@@ -88,9 +115,15 @@ class ServiceMiddleware:
     """Wraps every HTTP request of the app."""
 
     def __init__(
-        self, app: ASGIApp, metrics: Metrics, max_body_bytes: int, read_timeout_seconds: float
+        self,
+        app: ASGIApp,
+        metrics: Metrics,
+        max_body_bytes: int,
+        read_timeout_seconds: float,
+        body_budget: BodyBudget | None = None,
     ) -> None:
         self.app = app
+        self.body_budget = body_budget
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
         self.read_timeout_seconds = read_timeout_seconds
@@ -109,6 +142,9 @@ class ServiceMiddleware:
         bytes_out = 0
         over_limit = False
         limit = self.max_body_bytes
+        budget = None if scope["path"] in BUDGET_EXEMPT else self.body_budget
+        declared = _content_length(scope)
+        reserved = 0  # the bytes this request holds of the budget, given back at its end
         extensions = scope.get("extensions") or {}
         stamped = extensions.get(READ_DEADLINE)
         read_timeout = self.read_timeout_seconds
@@ -119,7 +155,7 @@ class ServiceMiddleware:
         )
 
         async def counting_receive() -> Message:
-            nonlocal bytes_in, over_limit, deadline
+            nonlocal bytes_in, over_limit, deadline, reserved
             if deadline is None:  # the body is in: what is awaited now is a disconnect
                 message = await receive()
             else:
@@ -137,6 +173,12 @@ class ServiceMiddleware:
                 if bytes_in > limit:
                     over_limit = True
                     raise BodyTooLarge(limit)
+                if budget is not None and bytes_in > reserved:  # a chunked body grows
+                    if not await budget.take(bytes_in - reserved):
+                        over_limit = True
+                        _log_no_room(budget, bytes_in)
+                        raise NoRoomForBody(budget)
+                    reserved = bytes_in
                 if not message.get("more_body", False):
                     deadline = None
             return message
@@ -158,7 +200,6 @@ class ServiceMiddleware:
             await send(message)
 
         try:
-            declared = _content_length(scope)
             if OVER_CAPACITY in extensions:
                 _select_route(scope)
                 await _send_problem(tracking_send, over_capacity(), request_id)
@@ -166,7 +207,13 @@ class ServiceMiddleware:
                 _select_route(scope)
                 error = BodyTooLarge(limit)
                 await _send_problem(tracking_send, error, request_id)
+            elif budget is not None and declared and not await budget.take(declared):
+                _select_route(scope)
+                _log_no_room(budget, declared)
+                await _send_problem(tracking_send, NoRoomForBody(budget), request_id)
             else:
+                if budget is not None and declared:
+                    reserved = declared
                 await self.app(scope, counting_receive, tracking_send)
         except Exception:
             # The app's own handlers answer every expected error; this is a defect. Log it with
@@ -180,6 +227,8 @@ class ServiceMiddleware:
                 request_id,
             )
         finally:
+            if budget is not None:
+                budget.give(reserved)
             elapsed = time.perf_counter() - started
             route = _route_template(scope)
             labels = (route, scope["method"], str(status))
@@ -198,6 +247,17 @@ class ServiceMiddleware:
                 },
             )
             request_id_var.reset(token)
+
+
+def _log_no_room(budget: BodyBudget, size: int) -> None:
+    error_log.warning(
+        "a body of %d bytes found no room in the %d-byte budget for bodies in flight "
+        "(%d held) within %g s",
+        size,
+        budget.capacity,
+        budget.in_flight,
+        budget.wait_seconds,
+    )
 
 
 def _request_id(scope: Scope) -> str:

@@ -365,6 +365,33 @@ def test_the_shared_deployment_bounds_slow_clients():
     assert LOADED_REPLICA_BYTES + ceiling * STALLED_CONNECTION_BYTES <= limit
 
 
+# docs/reliability.md#the-memory-a-replica-can-need: a replica at steady load with both
+# vocabularies, and what planning adds to a body beyond its own bytes (a plan peaks at about 5x
+# its body).
+STEADY_REPLICA_BYTES = 225 * 2**20
+PLANNING_OVERHEAD_PER_BODY_BYTE = 4
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_memory_limit_holds_what_a_replica_can_need(shape, monkeypatch):
+    env = env_of(planner(shape))
+    for name in Settings.model_fields:
+        monkeypatch.delenv(f"CWP_{name.upper()}", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    need = (
+        STEADY_REPLICA_BYTES
+        + max(settings.body_budget_bytes, settings.max_body_bytes)
+        + settings.large_body_slots * PLANNING_OVERHEAD_PER_BODY_BYTE * settings.max_body_bytes
+    )
+    resources = planner(shape)["resources"]
+    assert need <= quantity(resources["limits"]["memory"])
+    # The derivation is written beside the limit, with the budget it counts.
+    assert "CWP_BODY_BUDGET_BYTES" in env
+    assert "The memory limit, derived" in (DEPLOY / shape / "deployment.yaml").read_text()
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_grace_period_outlasts_the_drain_and_the_graceful_shutdown(shape):
     env = env_of(planner(shape))

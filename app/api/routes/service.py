@@ -108,6 +108,8 @@ async def info(settings: SettingsDep) -> Response:
                 "inline_body_bytes": settings.inline_body_bytes,
                 "large_body_bytes": settings.large_body_bytes,
                 "large_body_slots": settings.large_body_slots,
+                "body_budget_bytes": settings.body_budget_bytes,
+                "body_budget_wait_seconds": settings.body_budget_wait_seconds,
             },
             "defaults": OPTION_DEFAULTS,
             "tokenizers": TOKENIZERS,
