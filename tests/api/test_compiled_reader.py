@@ -436,6 +436,15 @@ def test_compiled_findings_of_broken_transcripts_are_the_python_findings(
     )
 
 
+@PROPERTIES
+@given(messages=BROKEN_MESSAGES)
+def test_compiled_survey_of_broken_transcripts_is_the_python_survey(
+    messages: list[Message],
+) -> None:
+    # Reused ids among them: the unanswered calls per occurrence are the same on both.
+    assert compiled.survey(messages) == survey(messages)
+
+
 def test_more_findings_than_listed_are_counted_the_same() -> None:
     messages = [Message("tool", "ok", tool_call_id=f"c{n}") for n in range(150)]
     assert compiled.findings(messages) == findings(messages)
