@@ -23,7 +23,7 @@ from tests.api.test_formats_equivalence import convert
 from tests.api.test_gemini_http import convert as gemini_conversion
 from tests.api.test_responses_http import to_responses
 from tests.core.native_wire import wire
-from tests.core.window_fixtures import A, AC, R, T, U, W
+from tests.core.window_fixtures import A, R, T, U, W
 
 METRICS = create_metrics()
 CONVERTERS: dict[str, Callable[[list[Any]], list[Any]]] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.core.diagnostics import Diagnostic, diagnose
 from app.core.messages import Message
-from tests.core.window_fixtures import A, AC, R, S, T, T_not_run, U, W
+from tests.core.window_fixtures import AC, A, R, S, T, T_not_run, U, W
 
 
 def codes(messages: list[Message], **kwargs: object) -> list[tuple[str, int | None]]:

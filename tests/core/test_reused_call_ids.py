@@ -8,7 +8,7 @@ from app.core.messages import Message
 from app.core.plan_types import PlanOptions, SlidingWindow
 from app.core.turns import survey
 from app.core.window import plan_window
-from tests.core.window_fixtures import A, AC, R, T, U, W, new_window
+from tests.core.window_fixtures import AC, A, R, T, U, W, new_window
 
 
 def plan(messages: list[Message]) -> tuple[list[tuple[str, int]], list[Message]]:
