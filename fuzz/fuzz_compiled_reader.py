@@ -11,7 +11,7 @@ driven directly, every method on every format, where anything but the ValueError
 body to Python (a panic, say) is a finding, and so is a compiled survey or compiled findings of
 the messages read that differ from `app.core.turns.survey` or `app.core.diagnostics.findings`.
 Coverage guidance comes from the Python code the input reaches; seeds are the plan bodies of
-`fuzz_requests.py` and one of each format.
+`fuzz_requests.py`, one of each format, and bodies reusing a call id.
 """
 
 from __future__ import annotations
@@ -57,6 +57,32 @@ FORMAT_SEEDS = (
     b'{"k":1}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"c1","content":[{"text":'
     b'"a"},{"json":{"b":2}}]}},{"text":"next","injected":true}]}],"strategy":{"kind":'
     b'"sliding-window","keep_recent_turns":1},"cap":{"max_chars":2},"include_window":true}',
+)
+# A call id reused by a later call (docs/rules.md#diagnostics): answered after each call, or the
+# later call left unanswered while later messages follow it.
+REUSED_ID_SEEDS = (
+    b'{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"","tool_calls":'
+    b'[{"id":"c1","name":"t","arguments":{}}]},{"role":"tool","tool_call_id":"c1","content":"a"},'
+    b'{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"t","arguments":{}},{"id":'
+    b'"c1","name":"u","arguments":{}}]},{"role":"user","content":"and?"},{"role":"assistant",'
+    b'"content":"done"}],"strategy":{"kind":"sliding-window","keep_recent_turns":1}}',
+    b'{"format":"openai","messages":[{"role":"user","content":"go"},{"role":"assistant","content":'
+    b'null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"t","arguments":"{}"}}]},'
+    b'{"role":"tool","tool_call_id":"c1","content":"a"},{"role":"user","content":"again"},{"role":'
+    b'"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":'
+    b'"t","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"b"},{"role":"user",'
+    b'"content":"next"}],"strategy":{"kind":"sliding-window","keep_recent_turns":1},'
+    b'"include_window":true}',
+    b'{"format":"responses","messages":[{"role":"user","content":"go"},{"type":"function_call",'
+    b'"call_id":"c1","name":"t","arguments":"{}"},{"type":"function_call_output","call_id":"c1",'
+    b'"output":"a"},{"type":"function_call","call_id":"c1","name":"t","arguments":"{}"},{"role":'
+    b'"user","content":"and?"}],"strategy":{"kind":"sliding-window","keep_recent_turns":1}}',
+    b'{"format":"bedrock","messages":[{"role":"user","content":[{"text":"go"}]},{"role":'
+    b'"assistant","content":[{"toolUse":{"toolUseId":"c1","name":"t","input":{}}}]},{"role":'
+    b'"user","content":[{"toolResult":{"toolUseId":"c1","content":[{"text":"a"}]}}]},{"role":'
+    b'"assistant","content":[{"toolUse":{"toolUseId":"c1","name":"t","input":{}}}]},{"role":'
+    b'"user","content":[{"toolResult":{"toolUseId":"c1","content":[{"text":"b"}]}},{"text":'
+    b'"next"}]}],"strategy":{"kind":"sliding-window","keep_recent_turns":1}}',
 )
 DIALECTS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
 
@@ -167,7 +193,8 @@ def main() -> None:
     arguments = list(sys.argv)
     if not any(not arg.startswith("-") for arg in arguments[1:]):
         corpus = Path(tempfile.mkdtemp(prefix="cwp-fuzz-compiled-"))
-        seeds = [seed for seed in SEEDS if b'"messages"' in seed] + list(FORMAT_SEEDS)
+        seeds = [seed for seed in SEEDS if b'"messages"' in seed]
+        seeds += [*FORMAT_SEEDS, *REUSED_ID_SEEDS]
         for index, seed in enumerate(seeds):
             (corpus / f"seed-{index}").write_bytes(seed)
         arguments += [str(corpus), f"-artifact_prefix={corpus}/"]

@@ -29,6 +29,7 @@ DiagnosticCode = Literal[
     "result-outside-its-turn",
     "duplicate-result",
     "unanswered-call",
+    "duplicate-call-id",
     "empty-message",
     "more-diagnostics",
 ]
@@ -39,9 +40,14 @@ CODE_ORDER: dict[DiagnosticCode, int] = {
     "result-outside-its-turn": 1,
     "duplicate-result": 2,
     "unanswered-call": 3,
-    "empty-message": 4,
+    "duplicate-call-id": 4,
+    "empty-message": 5,
 }
 LISTED_DIAGNOSTICS = 100
+# How a call occurrence was answered (`findings`): by a `not_dispatched` message only, or by a
+# result message.
+ANSWERED = 1
+BY_RESULT = 2
 
 
 @dataclass(frozen=True)
@@ -81,13 +87,21 @@ def never_has_parts(message: Message) -> bool:
 def findings(messages: Sequence[Message]) -> list[Finding]:
     """Every finding of docs/rules.md#diagnostics in the order met, with every `user` or `system`
     message without text as an `empty-message` candidate (`diagnose` asks the format about its
-    parts)."""
+    parts).
+
+    Results are matched to calls per occurrence: a `tool` message answers the nearest call before
+    it with its id. A reused id therefore cannot hide an unanswered call behind an earlier call's
+    result: the later call is answered only by a result after it.
+    """
     found: list[Finding] = []
     add = found.append
-    call_turns: dict[str, int] = {}  # call id -> the turn of its latest call so far
-    answered_by_result: set[str] = set()
-    answered: set[str] = set()
-    calling: list[tuple[int, int, Message]] = []  # (turn, caller index, message) making calls
+    nearest: dict[str, int] = {}  # call id -> its latest call so far (an occurrence number)
+    turns: list[int] = []  # occurrence -> the turn of its call
+    # occurrence -> ANSWERED when only a `not_dispatched` message answered it, BY_RESULT when a
+    # result message did (a second one is a duplicate), 0 when nothing did (yet).
+    states: list[int] = []
+    orphans: set[str] = set()  # ids a result answered before any call had them
+    calling: list[tuple[int, int, Message, int]] = []  # (turn, caller index, message, first occ.)
     turn = -1
     for position, message in enumerate(messages):
         role = message.role
@@ -98,28 +112,41 @@ def findings(messages: Sequence[Message]) -> list[Finding]:
             call_id = message.tool_call_id
             if not call_id:
                 continue
-            answered.add(call_id)
-            if message.not_dispatched:
-                continue
-            call_turn = call_turns.get(call_id)
-            if call_turn is None:
+            occurrence = nearest.get(call_id)
+            if occurrence is None:
+                if message.not_dispatched:
+                    continue
                 add(Finding(index, "orphan-result", call_id))
-            elif call_turn != turn:
+                if call_id in orphans:
+                    add(Finding(index, "duplicate-result", call_id))
+                orphans.add(call_id)
+                continue
+            state = states[occurrence]
+            if message.not_dispatched:
+                if state == 0:
+                    states[occurrence] = ANSWERED
+                continue
+            if turns[occurrence] != turn:
                 add(Finding(index, "result-outside-its-turn", call_id))
-            if call_id in answered_by_result:
+            if state == BY_RESULT:
                 add(Finding(index, "duplicate-result", call_id))
-            answered_by_result.add(call_id)
+            states[occurrence] = BY_RESULT
         elif message.tool_calls:
+            calling.append((turn, index, message, len(turns)))
             for call in message.tool_calls:
-                call_turns[call.id] = turn
-            calling.append((turn, index, message))
+                if call.id in nearest:
+                    source = index if call.source is None else call.source
+                    add(Finding(source, "duplicate-call-id", call.id))
+                nearest[call.id] = len(turns)
+                turns.append(turn)
+                states.append(0)
         elif (role == "user" or role == "system") and not message.content:
             add(Finding(index, "empty-message", role, None, position))
-    for call_turn, index, message in calling:
+    for call_turn, index, message, first in calling:
         if call_turn == turn:  # the transcript's last turn may still be waiting for its results
             continue
-        for call in message.tool_calls:
-            if call.id not in answered:
+        for occurrence, call in enumerate(message.tool_calls, first):
+            if not states[occurrence]:
                 source = index if call.source is None else call.source
                 add(Finding(source, "unanswered-call", call.id, call.name))
     return found
@@ -167,6 +194,11 @@ def worded(finding: Finding) -> Diagnostic:
     elif code == "unanswered-call":
         detail = (
             f"the call '{subject}' ({finding.name}) is never answered, and later messages follow it"
+        )
+    elif code == "duplicate-call-id":
+        detail = (
+            f"the call id '{subject}' was already used by an earlier call: only a result after "
+            "this call answers it"
         )
     else:
         detail = (

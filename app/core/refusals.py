@@ -78,11 +78,10 @@ def turns_touching_call(
     return frozenset(s.turn for s in segments if touches_call(messages, s, call_id))
 
 
-def turns_with_unanswered_calls(
-    calls_by_turn: dict[int, list[str]], answered: frozenset[str]
-) -> frozenset[int]:
-    """Turns making a call that no `tool` message anywhere in the transcript answers."""
-    return frozenset(turn for turn, made in calls_by_turn.items() if not answered.issuperset(made))
+def turns_with_unanswered_calls(unanswered_calls: dict[int, list[str]]) -> frozenset[int]:
+    """Turns making a call that no `tool` message answers (`Survey.unanswered_calls`: a result
+    answers the nearest call before it with its id, so a reused id hides no unanswered call)."""
+    return frozenset(unanswered_calls)
 
 
 def reason_for(turn: int, context: RefusalContext) -> RefusalReason | None:

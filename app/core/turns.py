@@ -34,7 +34,9 @@ class Survey(NamedTuple):
     span_ends: dict[int, int]  # core position → its last caller index, for messages that span
     answered: frozenset[str]  # every call id a `tool` message answers, `not_dispatched` included
     system_turns: frozenset[int]  # turns holding a `system` message
-    calls_by_turn: dict[int, list[str]]  # the call ids each calling turn makes
+    # The ids of each turn's calls that no `tool` message answers, per occurrence: a `tool`
+    # message answers the nearest call before it with its id (only turns with such a call).
+    unanswered_calls: dict[int, list[str]]
     call_names: dict[str, str]  # `first_call_names`
 
 
@@ -44,13 +46,16 @@ def survey(messages: Sequence[Message]) -> Survey:
     Transcripts run to 100,000 messages, and every pass over them costs more than the rule it
     serves, so the facts several rules need are read here together. A message whose role is not
     `tool` starts a new turn; a `tool` message joins the current turn (or starts the first one).
+    A call is answered by a `tool` message after it with its id and before the next call with
+    that id, so a reused id never makes an earlier call's result answer a later call.
     """
     segments: list[Segment] = []
     callers: list[int] = []
     span_ends: dict[int, int] = {}
     answered: set[str] = set()
     system_turns: set[int] = set()
-    calls_by_turn: dict[int, list[str]] = {}
+    unanswered_calls: dict[int, list[str]] = {}
+    waiting: dict[str, int] = {}  # call id -> the turn of its latest call, while none answers it
     call_names: dict[str, str] = {}
     start = size = 0
     turn = -1
@@ -69,22 +74,27 @@ def survey(messages: Sequence[Message]) -> Survey:
         if role == "tool":
             if message.tool_call_id:
                 answered.add(message.tool_call_id)
+                waiting.pop(message.tool_call_id, None)
         elif role == "system":
             system_turns.add(turn)
         elif message.tool_calls:
-            made = calls_by_turn.setdefault(turn, [])
             for call in message.tool_calls:
-                made.append(call.id)
+                earlier = waiting.get(call.id)
+                if earlier is not None:  # no later `tool` message can answer that call now
+                    unanswered_calls.setdefault(earlier, []).append(call.id)
+                waiting[call.id] = turn
             remember_call_names(call_names, message.tool_calls)
     if messages:
         segments.append(Segment(turn=turn, start=start, end=len(messages), chars=size))
+    for call_id, waiting_turn in waiting.items():
+        unanswered_calls.setdefault(waiting_turn, []).append(call_id)
     return Survey(
         tuple(segments),
         callers,
         span_ends,
         frozenset(answered),
         frozenset(system_turns),
-        calls_by_turn,
+        unanswered_calls,
         call_names,
     )
 

@@ -376,9 +376,7 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
         system_turns=transcript.survey.system_turns,
         paused_turns=turns_touching_call(messages, segments, paused),
         paused_check_in=paused is not None and paused.check_in,
-        unanswered_turns=turns_with_unanswered_calls(
-            transcript.survey.calls_by_turn, transcript.survey.answered
-        ),
+        unanswered_turns=turns_with_unanswered_calls(transcript.survey.unanswered_calls),
         held_by_last_tool_result=pin_plan.held_by_last_tool_result(),
         held_by_ledger_fact=pin_plan.held_by_ledger_fact(),
     )

@@ -189,7 +189,8 @@ class ShapedOut(BaseModel):
 class DiagnosticOut(BaseModel):
     code: DiagnosticCode = Field(
         description="`orphan-result`, `result-outside-its-turn`, `duplicate-result`, "
-        "`unanswered-call`, `empty-message`; `more-diagnostics` closes a list cut at 100."
+        "`unanswered-call`, `duplicate-call-id`, `empty-message`; `more-diagnostics` closes a "
+        "list cut at 100."
     )
     message_index: int | None = Field(
         description="Caller index of the message the finding is about (null on `more-diagnostics`)."

@@ -18,10 +18,11 @@ pub(crate) struct Surveyor<'py> {
     pub(crate) span_ends: &'py PyDict,
     pub(crate) answered: &'py PySet,
     pub(crate) system_turns: &'py PySet,
-    pub(crate) calls_by_turn: &'py PyDict,
+    /// `Survey.unanswered_calls`: turn -> the ids of its calls no `tool` message answers.
+    pub(crate) unanswered_calls: &'py PyDict,
+    /// Call id -> the turn of its latest call, while no `tool` message answers it.
+    pub(crate) waiting: &'py PyDict,
     pub(crate) call_names: &'py PyDict,
-    /// The call ids of the current turn (turns only go forward, so this is the one to add to).
-    pub(crate) turn_calls: Option<&'py PyList>,
     pub(crate) turn: i64,
     pub(crate) start: usize,
     /// The last segment's `end`, which is the next one's `start`: one int object for both (tens
@@ -41,9 +42,9 @@ impl<'py> Surveyor<'py> {
             span_ends: PyDict::new(py),
             answered: PySet::empty(py)?,
             system_turns: PySet::empty(py)?,
-            calls_by_turn: PyDict::new(py),
+            unanswered_calls: PyDict::new(py),
+            waiting: PyDict::new(py),
             call_names: PyDict::new(py),
-            turn_calls: None,
             turn: -1,
             start: 0,
             last_end: None,
@@ -84,7 +85,6 @@ impl<'py> Surveyor<'py> {
                 self.close_segment(position)?;
             }
             self.turn += 1;
-            self.turn_calls = None;
             self.start = position;
             self.size = 0;
         }
@@ -99,21 +99,19 @@ impl<'py> Surveyor<'py> {
         if is_tool {
             if call_id.is_true()? {
                 self.answered.add(call_id)?;
+                if self.waiting.contains(call_id)? {
+                    self.waiting.del_item(call_id)?;
+                }
             }
         } else if role == "system" {
             self.system_turns.add(self.turn)?;
         } else if !calls.is_empty() {
-            let made = match self.turn_calls {
-                Some(found) => found,
-                None => {
-                    let fresh = PyList::empty(py);
-                    self.calls_by_turn.set_item(self.turn, fresh)?;
-                    self.turn_calls = Some(fresh);
-                    fresh
-                }
-            };
             for (id, _) in calls {
-                made.append(id)?;
+                // A later call with the id: no later `tool` message can answer the earlier one.
+                if let Some(earlier) = self.waiting.get_item(id) {
+                    self.unanswered(earlier, id.as_ref(py))?;
+                }
+                self.waiting.set_item(id, self.turn)?;
             }
             for (id, name) in calls {
                 if name.as_ref(py).is_true()? && !self.call_names.contains(id)? {
@@ -124,10 +122,21 @@ impl<'py> Surveyor<'py> {
         Ok(())
     }
 
+    /// Adds `id` to the unanswered calls of turn `turn`.
+    fn unanswered(&self, turn: &PyAny, id: &PyAny) -> PyResult<()> {
+        match self.unanswered_calls.get_item(turn) {
+            Some(ids) => ids.downcast::<PyList>()?.append(id),
+            None => self.unanswered_calls.set_item(turn, PyList::new(self.py, [id])),
+        }
+    }
+
     pub(crate) fn finish(mut self, survey: &PyAny) -> PyResult<PyObject> {
         let py = self.py;
         if self.count > 0 {
             self.close_segment(self.count)?;
+        }
+        for (id, turn) in self.waiting.iter() {
+            self.unanswered(turn, id)?;
         }
         let frozenset = py.get_type::<PyFrozenSet>();
         RecordClass::of(py, survey)?.make(
@@ -138,7 +147,7 @@ impl<'py> Surveyor<'py> {
                 self.span_ends.into_py(py),
                 frozenset.call1((self.answered,))?.into_py(py),
                 frozenset.call1((self.system_turns,))?.into_py(py),
-                self.calls_by_turn.into_py(py),
+                self.unanswered_calls.into_py(py),
                 self.call_names.into_py(py),
             ],
         )

@@ -512,7 +512,7 @@ async def test_the_offer_lists_the_native_ids(client: Any, example: Example) -> 
 
 # ---- the window property over random Converse transcripts ----------------------------------------
 
-BROKEN = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
+BROKEN = {"orphan-result", "result-outside-its-turn", "unanswered-call", "duplicate-call-id"}
 IMAGE = {"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}}
 DOCUMENT = {"document": {"format": "txt", "name": "notes", "source": {"bytes": "aGk="}}}
 CACHE = {"cachePoint": {"type": "default"}}
@@ -554,6 +554,7 @@ def converse_transcripts(draw: Draw) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     role = "assistant" if draw(st.integers(0, 7)) == 0 else "user"
     pending: list[str] = []
+    used: list[str] = []
     count = 0
     length = draw(st.integers(2, 12))
     for step in range(length):
@@ -568,8 +569,12 @@ def converse_transcripts(draw: Draw) -> list[dict[str, Any]]:
             pending = []
             for _ in range(draw(st.sampled_from([0, 1, 1, 2, 3]))):
                 count += 1
-                pending.append(f"c{count}")
-                blocks.append(use(f"c{count}", draw(st.sampled_from(TOOLS))))
+                call_id = f"c{count}"
+                if used and not draw(st.integers(0, 7)):  # an id an earlier call already used
+                    call_id = draw(st.sampled_from(used))
+                pending.append(call_id)
+                blocks.append(use(call_id, draw(st.sampled_from(TOOLS))))
+            used += pending
             messages.append(a(*(blocks or [text("ok")])))
             role = "user"
             continue

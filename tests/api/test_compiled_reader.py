@@ -43,7 +43,7 @@ from app.main import create_app
 from app.settings import Settings
 from bench.asgi import call_asgi
 from bench.generate import plan_body
-from fuzz.fuzz_compiled_reader import comparable
+from fuzz.fuzz_compiled_reader import REUSED_ID_SEEDS, comparable
 from fuzz.fuzz_requests import SEEDS
 from tests.api.test_fit_http import fit_body
 from tests.api.test_frames_http import INTERRUPTION, REMINDER, TASK, transcript
@@ -436,6 +436,15 @@ def test_compiled_findings_of_broken_transcripts_are_the_python_findings(
     )
 
 
+@PROPERTIES
+@given(messages=BROKEN_MESSAGES)
+def test_compiled_survey_of_broken_transcripts_is_the_python_survey(
+    messages: list[Message],
+) -> None:
+    # Reused ids among them: the unanswered calls per occurrence are the same on both.
+    assert compiled.survey(messages) == survey(messages)
+
+
 def test_more_findings_than_listed_are_counted_the_same() -> None:
     messages = [Message("tool", "ok", tool_call_id=f"c{n}") for n in range(150)]
     assert compiled.findings(messages) == findings(messages)
@@ -469,7 +478,7 @@ def broken_seeds() -> list[bytes]:
     """The fuzz harness's plan seeds and the corpus the fuzz tests derive from them: cut short,
     invalid UTF-8, lone and paired surrogates, wrong types, big numbers, repeated keys, deep."""
     rng = random.Random(5)
-    seeds = [seed for seed in SEEDS if b'"messages"' in seed]
+    seeds = [seed for seed in SEEDS if b'"messages"' in seed] + list(REUSED_ID_SEEDS)
     out: list[bytes] = []
     for seed in seeds:
         out.append(seed)
@@ -500,6 +509,13 @@ def broken_seeds() -> list[bytes]:
         out.append(b"[" + seed + b"]")
         out.append(seed.replace(b'"content":"', b'"content":"\\/\\n\\u001f\\u001F\\u00e9', 1))
     return out
+
+
+def test_the_reused_id_seeds_are_reported() -> None:
+    for seed in REUSED_ID_SEEDS:
+        status, body, _ = answer(COMPILED_APP, seed)
+        assert status == 200 and compiled_answers(seed)
+        assert "duplicate-call-id" in {d["code"] for d in orjson.loads(body)["diagnostics"]}
 
 
 @pytest.mark.parametrize("body", broken_seeds())

@@ -715,7 +715,8 @@ def contents(draw: Draw) -> str:
 def conversations(draw: Draw, *, system: bool, max_steps: int) -> list[dict[str, Any]]:
     """Native transcripts an agent could send: person and injected messages, assistant text,
     batches of calls answered, settled or left unanswered, orphan results, and (when `system`)
-    system messages. Results name their tool as the call does, or not at all."""
+    system messages. Results name their tool as the call does, or not at all. Now and then a call
+    reuses the id (and name) of a call of an earlier message."""
     steps = ["user", "user", "injected", "assistant", "calls", "calls", "calls", "orphan"]
     if system:
         steps.append("system")
@@ -738,7 +739,13 @@ def conversations(draw: Draw, *, system: bool, max_steps: int) -> list[dict[str,
             )
             continue
         calls = []
+        earlier = [call for m in messages for call in m.get("tool_calls") or ()]
         for _ in range(draw(st.integers(1, 3))):
+            if earlier and not draw(st.integers(0, 7)):
+                # An id an earlier call already used (docs/rules.md#diagnostics), with its name.
+                reused = draw(st.sampled_from(earlier))
+                calls.append({"id": reused["id"], "name": reused["name"], "arguments": {}})
+                continue
             count += 1
             calls.append({"id": f"c{count}", "name": draw(st.sampled_from(TOOLS)), "arguments": {}})
         text = draw(st.sampled_from(["", "", "calling"]))

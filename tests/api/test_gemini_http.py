@@ -61,7 +61,12 @@ from tests.api.test_formats_equivalence import (
 
 PLAN = "/v1/window/plan"
 OFFER = "/v1/offer"
-PAIRING_BREAKERS = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
+PAIRING_BREAKERS = {
+    "orphan-result",
+    "result-outside-its-turn",
+    "unanswered-call",
+    "duplicate-call-id",
+}
 KEEP_ONE = {"kind": "sliding-window", "keep_recent_turns": 1}
 
 

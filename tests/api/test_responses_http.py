@@ -61,7 +61,12 @@ from tests.core.window_fixtures import held_words
 PLAN = "/v1/window/plan"
 OFFER = "/v1/offer"
 EXTENSIONS = ("injected", "not_dispatched")
-PAIRING_BREAKERS = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
+PAIRING_BREAKERS = {
+    "orphan-result",
+    "result-outside-its-turn",
+    "unanswered-call",
+    "duplicate-call-id",
+}
 
 # Kept alive for the whole run: a lazily validated iterator reads its adapter's definitions.
 INPUT_ITEM = TypeAdapter(ResponseInputItemParam)
@@ -707,6 +712,7 @@ def transcripts(draw: Draw) -> list[Item]:
     settled or left unanswered, and orphan outputs."""
     counter = Counter()
     items: list[Item] = []
+    used: list[int] = []  # the numbers of the function calls so far
     for kind in draw(st.lists(st.sampled_from(["developer", "system", "compaction"]), max_size=2)):
         if kind == "compaction":
             items.append({"type": "compaction", "encrypted_content": f"gAAA{counter.next()}"})
@@ -741,11 +747,13 @@ def transcripts(draw: Draw) -> list[Item]:
             items.append(server_item(draw, n))
             items.append(assistant_text(draw, n))
         else:
-            items.extend(batch(draw, counter))
+            items.extend(batch(draw, counter, used))
     return items
 
 
-def batch(draw: Draw, counter: Counter) -> list[Item]:
+def batch(draw: Draw, counter: Counter, used: list[int] | None = None) -> list[Item]:
+    """One model run; a `function_call` now and then reuses the number (so the `call_id`) of an
+    earlier run's call in `used`, to which this run's own are added."""
     run: list[Item] = []
     if draw(st.integers(0, 3)):
         run.append(reasoning_item(f"{counter.next()}"))
@@ -754,17 +762,25 @@ def batch(draw: Draw, counter: Counter) -> list[Item]:
     if not draw(st.integers(0, 4)):
         run.append(server_item(draw, counter.next()))
     calls: list[Item] = []
+    numbers: list[int] = []
     kinds = st.sampled_from(["function_call"] * 4 + ["custom_tool_call", *PAIRED])
     for _ in range(draw(st.integers(1, 3))):
         if calls and not draw(st.integers(0, 3)):
             run.append(reasoning_item(f"{counter.next()}"))
-        call = drawn_call(draw, draw(kinds), counter.next())
+        kind, n = draw(kinds), counter.next()
+        if kind == "function_call" and used and not draw(st.integers(0, 7)):
+            n = draw(st.sampled_from(used))  # an id an earlier call already used
+        call = drawn_call(draw, kind, n)
         calls.append(call)
         run.append(call)
+        if kind == "function_call":
+            numbers.append(n)
     for call in draw(st.permutations(calls)):
         fate = draw(st.sampled_from(["answered", "answered", "answered", "settled", "unanswered"]))
         if fate != "unanswered":
             run.append(drawn_output(draw, call, fate == "settled"))
+    if used is not None:
+        used += numbers
     return run
 
 
@@ -932,6 +948,18 @@ USER = {"role": "user", "content": "go"}
             ],
             "was kept without function_call",
             id="reasoning-lost-a-call",
+        ),
+        pytest.param(
+            [
+                USER,
+                function_call("c1", "look", "{}"),
+                function_output("c1", "x"),
+                function_call("c1", "look", "{}"),
+                USER,
+            ],
+            None,
+            "No tool output found for function_call 'c1'",
+            id="a-reused-id-answered-only-by-the-earlier-call-s-output",
         ),
         pytest.param(
             [{"role": "developer", "content": "x"}, function_call("c1", "look", "{}")],

@@ -45,7 +45,12 @@ from tests.core.test_shaping_properties import Shaped, reference_of, shaped_text
 
 WIRES = ("native", "openai", "anthropic")
 TOOLS = ("look", "move", "probe")
-PAIRING_BREAKERS = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
+PAIRING_BREAKERS = {
+    "orphan-result",
+    "result-outside-its-turn",
+    "unanswered-call",
+    "duplicate-call-id",
+}
 
 Draw = Any
 Case = tuple[list[dict[str, Any]], dict[str, Any]]

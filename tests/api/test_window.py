@@ -777,7 +777,10 @@ async def test_duplicate_ids_are_accepted(client):
         *R("c2"),
     ]
     answer = await plan_ok(client, request_body(duplicate_calls, keep=1, ltr=0))
-    assert held(answer) == "cr EV ikw"
+    # The one result answers the nearer call: the first is unresolved, and reported.
+    assert held(answer) == "cr utc ikw"
+    codes = [d["code"] for d in answer["diagnostics"]]
+    assert codes == ["unanswered-call", "duplicate-call-id"]
     duplicate_results = W(U(TASK), AC("c1:look"), T("c1"), T("c1", "look", "again"), R("c2"))
     answer = await plan_ok(client, request_body(duplicate_results, keep=1, ltr=0))
     assert held(answer) == "cr EV ikw"

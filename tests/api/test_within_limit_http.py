@@ -33,7 +33,12 @@ from tests.formats.test_image_clearing import X
 
 pytestmark = pytest.mark.anyio
 FORMATS = ("native", "openai", "anthropic", "responses", "gemini", "bedrock")
-PAIRING_BREAKERS = {"orphan-result", "result-outside-its-turn", "unanswered-call"}
+PAIRING_BREAKERS = {
+    "orphan-result",
+    "result-outside-its-turn",
+    "unanswered-call",
+    "duplicate-call-id",
+}
 
 
 def example_body(format_name: str, example: StagedExample, **options: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.core.diagnostics import Diagnostic, diagnose
 from app.core.messages import Message
-from tests.core.window_fixtures import AC, R, S, T, T_not_run, U, W
+from tests.core.window_fixtures import AC, A, R, S, T, T_not_run, U, W
 
 
 def codes(messages: list[Message], **kwargs: object) -> list[tuple[str, int | None]]:
@@ -109,3 +109,88 @@ def test_more_than_a_hundred_findings_end_with_a_count() -> None:
 def test_exactly_a_hundred_findings_need_no_count() -> None:
     found = diagnose([U("go"), *(T(f"x{n}") for n in range(100))])
     assert len(found) == 100 and found[-1].code == "orphan-result"
+
+
+# ---- a reused call id (docs/rules.md#diagnostics: results are matched to calls per occurrence) --
+
+
+def test_a_reused_id_hides_no_unanswered_call() -> None:
+    # The later call's id was answered once already, by the earlier call's result: that result
+    # answers the earlier call only, so the later call is unanswered.
+    messages = W(U("go"), R("c1"), AC("c1:probe"), U("and?"), A("done"))
+    found = diagnose(messages)
+    assert [(d.code, d.message_index) for d in found] == [
+        ("unanswered-call", 3),
+        ("duplicate-call-id", 3),
+    ]
+    assert "'c1'" in found[0].detail and "probe" in found[0].detail
+    assert "'c1'" in found[1].detail
+
+
+def test_a_reused_id_answered_after_each_call_is_reported_once() -> None:
+    messages = W(U("go"), R("c1"), U("again"), R("c1"), U("next"))
+    found = diagnose(messages)
+    assert [(d.code, d.message_index) for d in found] == [("duplicate-call-id", 4)]
+    assert found[0].detail == (
+        "the call id 'c1' was already used by an earlier call: only a result after this call "
+        "answers it"
+    )
+
+
+def test_a_result_answers_the_nearest_call_before_it() -> None:
+    # The earlier call has no result before the later one: the result after the later call is
+    # the later call's, so the earlier one is unanswered.
+    messages = W(U("go"), AC("c1:look"), U("still there?"), AC("c1:look"), T("c1"), U("next"))
+    assert codes(messages) == [("unanswered-call", 1), ("duplicate-call-id", 3)]
+
+
+def test_a_reused_id_in_the_last_turn_may_wait_for_its_result() -> None:
+    assert codes(W(U("go"), R("c1"), U("again"), AC("c1:look"))) == [("duplicate-call-id", 4)]
+
+
+def test_an_id_twice_in_one_message_is_answered_by_one_result_once() -> None:
+    # Both results answer the nearer call, the second of the message: the first stays unanswered.
+    messages = W(U("go"), AC("c1:look", "c1:move"), T("c1"), T("c1"), U("next"))
+    assert codes(messages) == [
+        ("unanswered-call", 1),
+        ("duplicate-call-id", 1),
+        ("duplicate-result", 3),
+    ]
+
+
+def test_results_of_two_calls_sharing_an_id_are_no_duplicates() -> None:
+    assert codes(W(U("go"), R("c1"), R("c1"))) == [("duplicate-call-id", 3)]
+
+
+def test_a_not_dispatched_message_answers_the_nearest_call() -> None:
+    messages = W(U("go"), R("c1"), AC("c1:look"), T_not_run("c1"), U("next"))
+    assert codes(messages) == [("duplicate-call-id", 3)]
+
+
+def test_a_reused_id_is_found_on_the_call_s_own_caller_item() -> None:
+    # A Responses function_call item is its own caller item: the finding names it.
+    later = AC("c1:look")
+    later = later._replace(
+        source=4, tool_calls=tuple(call._replace(source=5) for call in later.tool_calls)
+    )
+    messages = [
+        U("go")._replace(source=0),
+        AC("c1:look")._replace(source=1),
+        T("c1")._replace(source=2),
+        U("again")._replace(source=3),
+        later,
+        T("c1")._replace(source=6),
+    ]
+    assert codes(messages) == [("duplicate-call-id", 5)]
+
+
+def test_duplicate_call_id_is_ordered_after_unanswered_call_and_before_empty_message() -> None:
+    calls = AC("c1:look")
+    messages = W(U("go"), R("c1"), calls, U("x"))
+    same = [m._replace(source=3) if position >= 3 else m for position, m in enumerate(messages)]
+    same[4] = U("")._replace(source=3)
+    assert codes(same) == [
+        ("unanswered-call", 3),
+        ("duplicate-call-id", 3),
+        ("empty-message", 3),
+    ]

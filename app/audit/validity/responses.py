@@ -11,7 +11,8 @@ states them for its items:
   `id`);
 - every call needs its output ("No tool output found for function call …"), unless the call is
   at the end of the input (an agent about to run it: nothing but the model's own items and
-  outputs follow it);
+  outputs follow it); an output answers the nearest call before it with its kind and id, so a
+  call whose id a later call reuses is answered only by an output before that later call;
 - a `reasoning` item must be followed by the item it produced ("Item 'rs_…' of type 'reasoning'
   was provided without its required following item"), and, compared with the input the window
   was cut from, a call or message item the input gave a reasoning item must keep it ("Item
@@ -81,18 +82,22 @@ def responses_violations(items: list[Item], sent: list[Item] | None = None) -> l
     """Every pairing rule of the Responses API `items` breaks; with `sent` (the input the window
     was cut from), also the reasoning rules that need it and a changed opening."""
     problems: list[str] = []
-    calls: dict[tuple[str, Any], int] = {}
-    answered: set[tuple[str, Any]] = set()
+    nearest: dict[tuple[str, Any], int] = {}  # (kind, id) -> its latest call (an occurrence)
+    calls: list[tuple[str, Any, int]] = []  # occurrence -> (kind, id, item index)
+    answered: set[int] = set()  # occurrences an output answers
     last_said = -1  # the last item that is neither a model item nor an output
     for index, item in enumerate(items):
         kind = item_type(item)
         if kind in OUTPUT_OF:
             call = output_key(item)
-            if call not in calls:
+            if call not in nearest:
                 problems.append(f"item {index}: No tool call found for {kind} {call[1]!r}")
-            answered.add(call)
+            else:
+                answered.add(nearest[call])
         elif kind in CALL_KEY:
-            calls.setdefault((kind, item.get(CALL_KEY[kind])), index)
+            key = (kind, item.get(CALL_KEY[kind]))
+            nearest[key] = len(calls)
+            calls.append((*key, index))
         elif not is_run_item(item):
             last_said = index
         if kind == "reasoning":
@@ -102,8 +107,8 @@ def responses_violations(items: list[Item], sent: list[Item] | None = None) -> l
                     f"item {index}: Item {item.get('id')!r} of type 'reasoning' was provided "
                     "without its required following item"
                 )
-    for (kind, call_id), index in calls.items():
-        if (kind, call_id) not in answered and index < last_said:
+    for occurrence, (kind, call_id, index) in enumerate(calls):
+        if occurrence not in answered and index < last_said:
             problems.append(f"item {index}: No tool output found for {kind} {call_id!r}")
     if sent is not None:
         problems.extend(reasoning_violations(sent, items))

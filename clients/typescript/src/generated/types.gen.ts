@@ -278,9 +278,9 @@ export type DiagnosticOut = {
     /**
      * Code
      *
-     * `orphan-result`, `result-outside-its-turn`, `duplicate-result`, `unanswered-call`, `empty-message`; `more-diagnostics` closes a list cut at 100.
+     * `orphan-result`, `result-outside-its-turn`, `duplicate-result`, `unanswered-call`, `duplicate-call-id`, `empty-message`; `more-diagnostics` closes a list cut at 100.
      */
-    code: 'orphan-result' | 'result-outside-its-turn' | 'duplicate-result' | 'unanswered-call' | 'empty-message' | 'more-diagnostics';
+    code: 'orphan-result' | 'result-outside-its-turn' | 'duplicate-result' | 'unanswered-call' | 'duplicate-call-id' | 'empty-message' | 'more-diagnostics';
     /**
      * Message Index
      *

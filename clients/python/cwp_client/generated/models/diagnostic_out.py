@@ -17,7 +17,7 @@ class DiagnosticOut:
     """
     Attributes:
         code (DiagnosticOutCode): `orphan-result`, `result-outside-its-turn`, `duplicate-result`, `unanswered-call`,
-            `empty-message`; `more-diagnostics` closes a list cut at 100.
+            `duplicate-call-id`, `empty-message`; `more-diagnostics` closes a list cut at 100.
         message_index (int | None): Caller index of the message the finding is about (null on `more-diagnostics`).
         detail (str): One sentence naming the ids or keys concerned.
     """

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class DiagnosticOutCode(StrEnum):
+    DUPLICATE_CALL_ID = "duplicate-call-id"
     DUPLICATE_RESULT = "duplicate-result"
     EMPTY_MESSAGE = "empty-message"
     MORE_DIAGNOSTICS = "more-diagnostics"
