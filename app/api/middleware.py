@@ -32,7 +32,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.metrics import Metrics
+from app.api.metrics import Metrics, method_label
 from app.api.problems import PROBLEM_MEDIA_TYPE, ProblemError, problem_body
 from app.errors import FieldError
 
@@ -43,6 +43,15 @@ error_log = logging.getLogger("app.errors")
 # Keys of a request's scope["extensions"], set by the server's protocol (`app.api.connections`).
 READ_DEADLINE = "cwp.read_deadline"  # {"deadline": loop time by which the body must be in}
 OVER_CAPACITY = "cwp.over_capacity"  # present when the request came past the connection ceiling
+PARSE_ERROR = "cwp.parse_error"  # {"status": int}: the body was unreadable, the protocol answered
+
+# The status a request is counted with when its client went away before its body was in (nginx's
+# convention): the client's doing, so never a 5xx that alerts would page on.
+CLIENT_CLOSED_STATUS = 499
+
+# What a request cut off at the end of the graceful-shutdown time is told to wait before retrying
+# (on another replica: this one is going away).
+SHUTDOWN_RETRY_AFTER_SECONDS = 1
 
 # What a client refused at the ceiling is told to wait: slots come free as requests end, and slow
 # clients' within the read deadline.
@@ -72,6 +81,16 @@ def read_timeout_problem(seconds: float, where: str) -> tuple[str, list[FieldErr
     return (
         f"The request {where} did not arrive within the {seconds:g} s read deadline.",
         [FieldError((where,), f"not received within {seconds:g} s", "read_timeout")],
+    )
+
+
+def shutting_down() -> ProblemError:
+    return ProblemError(
+        503,
+        "The service stopped before this request was done (its graceful-shutdown time ran out); "
+        "retry it.",
+        kind="shutting-down",
+        headers={"Retry-After": str(SHUTDOWN_RETRY_AFTER_SECONDS)},
     )
 
 
@@ -108,6 +127,7 @@ class ServiceMiddleware:
         bytes_in = 0
         bytes_out = 0
         over_limit = False
+        client_gone = False  # the client closed its connection before its body was in
         limit = self.max_body_bytes
         extensions = scope.get("extensions") or {}
         stamped = extensions.get(READ_DEADLINE)
@@ -119,7 +139,7 @@ class ServiceMiddleware:
         )
 
         async def counting_receive() -> Message:
-            nonlocal bytes_in, over_limit, deadline
+            nonlocal bytes_in, over_limit, deadline, client_gone
             if deadline is None:  # the body is in: what is awaited now is a disconnect
                 message = await receive()
             else:
@@ -132,7 +152,9 @@ class ServiceMiddleware:
                         "request body not received within the %g s read deadline", read_timeout
                     )
                     raise ReadTimeout(read_timeout) from None
-            if message["type"] == "http.request":
+            if message["type"] == "http.disconnect" and deadline is not None:
+                client_gone = True
+            elif message["type"] == "http.request":
                 bytes_in += len(message.get("body", b""))
                 if bytes_in > limit:
                     over_limit = True
@@ -168,7 +190,24 @@ class ServiceMiddleware:
                 await _send_problem(tracking_send, error, request_id)
             else:
                 await self.app(scope, counting_receive, tracking_send)
+        except asyncio.CancelledError:
+            # The server cancels what is still running when its graceful-shutdown time ends;
+            # the client gets a problem it can retry on, not the server's bare text 500.
+            if started_response or client_gone:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            error_log.warning(
+                "request still running at the end of the graceful shutdown; answered 503"
+            )
+            await _send_problem(tracking_send, shutting_down(), request_id)
         except Exception:
+            if client_gone and not started_response:
+                # Not a defect: the client went away while sending its body.
+                status = _gone_status(extensions)
+                _log_gone(status, scope["path"], bytes_in)
+                return
             # The app's own handlers answer every expected error; this is a defect. Log it with
             # the request id and answer a bare 500 problem, unless the answer had already begun.
             error_log.exception("unexpected error while serving %s", scope["path"])
@@ -180,9 +219,11 @@ class ServiceMiddleware:
                 request_id,
             )
         finally:
+            if client_gone and not started_response:
+                status = _gone_status(extensions)  # an app that returned without answering
             elapsed = time.perf_counter() - started
             route = _route_template(scope)
-            labels = (route, scope["method"], str(status))
+            labels = (route, method_label(scope["method"]), str(status))
             self.metrics.child(self.metrics.requests, *labels).inc()
             self.metrics.child(self.metrics.latency, *labels).observe(elapsed)
             access_log.info(
@@ -198,6 +239,18 @@ class ServiceMiddleware:
                 },
             )
             request_id_var.reset(token)
+
+
+def _gone_status(extensions: dict[str, Any]) -> int:
+    """499, or the status the server's protocol answered an unreadable body with."""
+    answered = extensions.get(PARSE_ERROR)
+    return int(answered["status"]) if answered else CLIENT_CLOSED_STATUS
+
+
+def _log_gone(status: int, path: str, bytes_in: int) -> None:
+    if status == CLIENT_CLOSED_STATUS:
+        access_log.info("client closed the connection after %d body bytes of %s", bytes_in, path)
+    # An unreadable body was logged by the protocol that answered it.
 
 
 def _request_id(scope: Scope) -> str:

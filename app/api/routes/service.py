@@ -2,7 +2,12 @@
 
 Swagger UI's script and style sheet (Swagger UI 5, which reads OpenAPI 3.1) are served by the
 service itself from the files the `fastapi-offline` package ships, because a sidecar often runs
-where no CDN can be reached.
+where no CDN can be reached; its page says so to the browser in its Content-Security-Policy
+(`app.api.pages`).
+
+The probes answer `HEAD` as well as `GET` (a load balancer's health check may use either), with
+the same status and no body; the `HEAD` operations are left out of the OpenAPI document, which
+describes `GET`.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from app import __version__, compiled
 from app.api.dependencies import LifecycleDep, MetricsDep, SettingsDep
+from app.api.pages import docs_headers
 from app.api.problems import PLAIN_ERRORS, problem_responses
 from app.api.responses import json_response
 from app.core.defaults import OPTION_DEFAULTS
@@ -78,6 +84,11 @@ async def healthz() -> Response:
     return json_response({"status": "ok"})
 
 
+@router.head("/healthz", include_in_schema=False)
+async def healthz_head() -> Response:
+    return await healthz()
+
+
 @router.get(
     "/readyz",
     response_model=Health,
@@ -89,6 +100,11 @@ async def readyz(lifecycle: LifecycleDep) -> Response:
     if lifecycle.shutting_down:
         return Response(b'{"status":"shutting-down"}', 503, media_type="application/json")
     return json_response({"status": "ready"})
+
+
+@router.head("/readyz", include_in_schema=False)
+async def readyz_head(lifecycle: LifecycleDep) -> Response:
+    return await readyz(lifecycle)
 
 
 @router.get("/v1/info", response_model=Info, summary="Name, version, limits and option defaults")
@@ -127,15 +143,22 @@ async def metrics(collected: MetricsDep) -> Response:
     return Response(generate_latest(collected.registry), media_type=CONTENT_TYPE_LATEST)
 
 
-@router.get("/docs", include_in_schema=False)
-async def swagger_ui(request: Request) -> HTMLResponse:
-    return get_swagger_ui_html(
+# The page is the same for every request: built once, with the policy that allows its script.
+SWAGGER_PAGE = bytes(
+    get_swagger_ui_html(
         openapi_url="/openapi.json",
         title="Context Window Planner — API",
         swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
         swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
         swagger_favicon_url=f"{ASSETS_PATH}/favicon.png",
-    )
+    ).body
+)
+SWAGGER_HEADERS = docs_headers(SWAGGER_PAGE.decode())
+
+
+@router.get("/docs", include_in_schema=False)
+async def swagger_ui(request: Request) -> HTMLResponse:
+    return HTMLResponse(SWAGGER_PAGE, headers=SWAGGER_HEADERS)
 
 
 def swagger_assets() -> StaticFiles:
