@@ -94,8 +94,8 @@ class Settings(BaseSettings):
         64 * 1024,
         ge=1024,
         description="Most bytes of an unfinished request head (request line and headers) held "
-        "while it arrives; past it the connection gets a 400 and is closed, so a client cannot "
-        "grow the server's memory by never ending its headers.",
+        "while it arrives; past it the connection gets a 431 problem+json and is closed, so a "
+        "client cannot grow the server's memory by never ending its headers.",
     )
 
 
