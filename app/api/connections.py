@@ -17,8 +17,9 @@ It decides two things uvicorn leaves open (`docs/decisions/0032-slow-clients.md`
   `CWP_READ_TIMEOUT_SECONDS` after it opened: the request clock above only starts at a first
   byte, so without this a socket that never speaks would be held for ever. Until its first byte a
   connection is not counted against the ceiling, so silent sockets cannot make the service refuse
-  requests that do arrive; at most `CWP_LIMIT_CONCURRENCY` of them are held, and past that the
-  oldest one is closed to make room (`docs/decisions/0042-connections-no-client-can-hold.md`).
+  requests that do arrive; at most `SILENT_PER_SLOT` times `CWP_LIMIT_CONCURRENCY` of them are
+  held, and past that the oldest one is closed to make room
+  (`docs/decisions/0042-connections-no-client-can-hold.md`).
 - **The connection ceiling.** uvicorn's own `limit_concurrency` answers a plain-text 503; this
   protocol counts the same things (connections that have sent a byte, requests in progress) against
   `CWP_LIMIT_CONCURRENCY` and marks a request past the ceiling in its scope (`OVER_CAPACITY`), and
@@ -66,6 +67,13 @@ CONNECTION_EVENTS = "cwp.connection_events"
 
 # Paths the ceiling never refuses: the kubelet's probes and the metrics scrape.
 NEVER_REFUSED = frozenset({"/healthz", "/readyz", "/metrics"})
+
+# Silent connections held per slot of the ceiling before the oldest is closed for a new one. Each
+# costs a few KiB until the read deadline closes it; a bound at the ceiling itself would make a
+# client that keeps a few more than the ceiling open churn them (every new one closing the oldest)
+# as fast as it can reconnect, and could close a well-behaved client's connection in the moment
+# between its connect and its first byte.
+SILENT_PER_SLOT = 4
 
 # How long past the read deadline the app has to answer a request whose body is unfinished before
 # the connection is closed under it: the app's own 408 normally comes at the deadline itself.
@@ -171,7 +179,7 @@ class DeadlineH11Protocol(H11Protocol):
         self.opened = self.loop.time()
         silent = self.silent
         silent[self] = self.loop.call_later(self.read_timeout, self.close_silent, "silent")
-        if len(silent) > self.ceiling:
+        if len(silent) > SILENT_PER_SLOT * self.ceiling:
             next(iter(silent)).close_silent("evicted")
 
     def heard(self) -> None:

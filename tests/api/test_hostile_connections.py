@@ -19,7 +19,7 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.connections import OVER_CAPACITY
+from app.api.connections import OVER_CAPACITY, SILENT_PER_SLOT
 from app.main import create_app
 from app.settings import Settings
 from bench.asgi import http_scope
@@ -63,8 +63,8 @@ async def test_a_first_byte_stops_the_silent_clock_and_starts_the_request_clock(
 
 async def test_silent_connections_do_not_hold_the_ceiling():
     served = Served(read_timeout=5.0, ceiling=2)
-    silent = [served.connect() for _ in range(2)]
-    protocol, transport = served.connect()  # the third connection, with a request
+    silent = [served.connect() for _ in range(4)]
+    protocol, transport = served.connect()  # twice the ceiling is silent; this one asks
     protocol.data_received(request())
     assert OVER_CAPACITY not in protocol.scope["extensions"]
     await settle(transport, until=b"}")
@@ -74,16 +74,19 @@ async def test_silent_connections_do_not_hold_the_ceiling():
     protocol.connection_lost(None)
 
 
-async def test_past_the_ceiling_of_silent_connections_the_oldest_is_closed():
+async def test_past_the_bound_on_silent_connections_the_oldest_is_closed():
     served = Served(read_timeout=5.0, ceiling=2)
-    (oldest, oldest_transport), (second, second_transport) = served.connect(), served.connect()
-    third, third_transport = served.connect()
-    assert oldest_transport.closed and not second_transport.closed and not third_transport.closed
-    assert oldest_transport.written == b""
+    held = [served.connect() for _ in range(SILENT_PER_SLOT * 2)]
+    assert not any(transport.closed for _, transport in held)
+    newest, newest_transport = served.connect()
+    oldest, oldest_transport = held[0]
+    assert oldest_transport.closed and oldest_transport.written == b""
+    assert not newest_transport.closed
+    assert not any(transport.closed for _, transport in held[1:])
     assert 'reason="evicted"} 1.0' in served.metrics()
-    for protocol in (oldest, second, third):
+    for protocol, _ in [*held, (newest, newest_transport)]:
         protocol.connection_lost(None)
-    assert not third.silent
+    assert not newest.silent
 
 
 # ---- what h11 cannot parse ----
