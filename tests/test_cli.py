@@ -30,7 +30,7 @@ def run(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
 def test_help_lists_every_setting_with_its_default_and_exits_0():
     done = run("--help", CWP_PORT="1")  # port 1 could not be bound: nothing is served
     assert done.returncode == 0
-    for name, field in Settings.model_fields.items():
+    for name in Settings.model_fields:
         line = f"CWP_{name.upper()} (default: "
         assert line in done.stdout, name
     assert "CWP_READ_TIMEOUT_SECONDS (default: 10.0)" in done.stdout

@@ -23,6 +23,7 @@ import hashlib
 import re
 from urllib.parse import quote
 
+from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.responses import RedirectResponse
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -63,6 +64,19 @@ def docs_headers(html: str) -> dict[str, str]:
             f"{_BASE_POLICY}; script-src {scripts}; style-src 'self' 'unsafe-inline'"
         ),
     }
+
+
+def swagger_page(title: str, assets: str) -> tuple[bytes, dict[str, str]]:
+    """Swagger UI's page, loading its files from `assets`, and its headers. The page is the same
+    for every request, so it is built once, with the policy that allows its script."""
+    page = get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title=title,
+        swagger_js_url=f"{assets}/swagger-ui-bundle.js",
+        swagger_css_url=f"{assets}/swagger-ui.css",
+        swagger_favicon_url=f"{assets}/favicon.png",
+    )
+    return bytes(page.body), docs_headers(bytes(page.body).decode())
 
 
 def relative_slash_redirects(router: Router) -> None:

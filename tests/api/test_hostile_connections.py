@@ -26,7 +26,6 @@ from bench.asgi import http_scope
 from tests.api.test_connections import (
     BODY,
     PLAN,
-    SHORT,
     Served,
     problem_of,
     request,
@@ -79,7 +78,7 @@ async def test_past_the_bound_on_silent_connections_the_oldest_is_closed():
     held = [served.connect() for _ in range(SILENT_PER_SLOT * 2)]
     assert not any(transport.closed for _, transport in held)
     newest, newest_transport = served.connect()
-    oldest, oldest_transport = held[0]
+    _, oldest_transport = held[0]
     assert oldest_transport.closed and oldest_transport.written == b""
     assert not newest_transport.closed
     assert not any(transport.closed for _, transport in held[1:])
@@ -102,7 +101,8 @@ UNREADABLE = [
         ["head", "content-length"],
     ),
     (
-        b"POST /v1/window/plan HTTP/1.1\r\nHost: p\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        b"POST /v1/window/plan HTTP/1.1\r\nHost: p\r\n"
+        b"Content-Length: 1\r\nContent-Length: 2\r\n\r\n",
         400,
         ["head", "content-length"],
     ),

@@ -66,7 +66,8 @@ def test_clients_gone_mid_body_are_499_with_no_5xx_and_no_error_logged(server):
         with socket.create_connection((HOST, server.port)) as sock:
             sock.sendall(
                 b"POST /v1/window/plan HTTP/1.1\r\nHost: p\r\nContent-Type: application/json\r\n"
-                b"X-Request-ID: gone-%d\r\nContent-Length: %d\r\n\r\n" % (n, declared)
+                b"X-Request-ID: gone-%d\r\nContent-Length: %d\r\n\r\n"
+                % (n, declared)
                 + PLAN_BODY[:20]
             )
             server.wait_accepted(sock)

@@ -42,9 +42,9 @@ def watched(browser: Any) -> tuple[Any, list[str]]:
     page.on("pageerror", lambda error: problems.append(str(error)))
     page.on(
         "console",
-        lambda message: problems.append(message.text)
-        if "Content Security Policy" in message.text
-        else None,
+        lambda message: (
+            problems.append(message.text) if "Content Security Policy" in message.text else None
+        ),
     )
     return page, problems
 

@@ -2,12 +2,9 @@
 
 Swagger UI's script and style sheet (Swagger UI 5, which reads OpenAPI 3.1) are served by the
 service itself from the files the `fastapi-offline` package ships, because a sidecar often runs
-where no CDN can be reached; its page says so to the browser in its Content-Security-Policy
-(`app.api.pages`).
+where no CDN can be reached; its Content-Security-Policy says so (`app.api.pages`).
 
-The probes answer `HEAD` as well as `GET` (a load balancer's health check may use either), with
-the same status and no body; the `HEAD` operations are left out of the OpenAPI document, which
-describes `GET`.
+The probes answer `HEAD` as `GET` (a health check may use either); the document lists `GET` only.
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ from importlib.resources import files
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -24,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from app import __version__, compiled
 from app.api.dependencies import LifecycleDep, MetricsDep, SettingsDep
-from app.api.pages import docs_headers
+from app.api.pages import swagger_page
 from app.api.problems import PLAIN_ERRORS, problem_responses
 from app.api.responses import json_response
 from app.core.defaults import OPTION_DEFAULTS
@@ -84,11 +80,6 @@ async def healthz() -> Response:
     return json_response({"status": "ok"})
 
 
-@router.head("/healthz", include_in_schema=False)
-async def healthz_head() -> Response:
-    return await healthz()
-
-
 @router.get(
     "/readyz",
     response_model=Health,
@@ -102,9 +93,8 @@ async def readyz(lifecycle: LifecycleDep) -> Response:
     return json_response({"status": "ready"})
 
 
-@router.head("/readyz", include_in_schema=False)
-async def readyz_head(lifecycle: LifecycleDep) -> Response:
-    return await readyz(lifecycle)
+for _probe in (healthz, readyz):
+    router.add_api_route(f"/{_probe.__name__}", _probe, methods=["HEAD"], include_in_schema=False)
 
 
 @router.get("/v1/info", response_model=Info, summary="Name, version, limits and option defaults")
@@ -143,17 +133,7 @@ async def metrics(collected: MetricsDep) -> Response:
     return Response(generate_latest(collected.registry), media_type=CONTENT_TYPE_LATEST)
 
 
-# The page is the same for every request: built once, with the policy that allows its script.
-SWAGGER_PAGE = bytes(
-    get_swagger_ui_html(
-        openapi_url="/openapi.json",
-        title="Context Window Planner — API",
-        swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
-        swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
-        swagger_favicon_url=f"{ASSETS_PATH}/favicon.png",
-    ).body
-)
-SWAGGER_HEADERS = docs_headers(SWAGGER_PAGE.decode())
+SWAGGER_PAGE, SWAGGER_HEADERS = swagger_page("Context Window Planner — API", ASSETS_PATH)
 
 
 @router.get("/docs", include_in_schema=False)
