@@ -12,6 +12,13 @@ app sees the request when served otherwise): each wait for more of it is bounded
 and a body unfinished at the deadline is answered 408 and its connection closed. A request the
 protocol marks as past the connection ceiling is answered 503 with `Retry-After` and not run.
 
+A client that closes its connection before its body is in is counted as `499` and logged at INFO,
+never as a 5xx, since it is no defect of the service (a body the server's protocol found malformed
+is counted with the status the protocol answered). A request the server cancels because the
+graceful-shutdown time ran out is answered `503` problem+json with `Retry-After`, not uvicorn's
+bare text 500. Methods are labelled as `app.api.metrics.method_label` says, so odd method tokens
+cannot grow the metrics.
+
 A body refused from its declared length, and a request past the ceiling, are answered before the
 app routes them (the app is not run: an endpoint would size its buffer from that length), so the
 middleware finds the route itself, by the router's own matching, and counts the refusal under the
