@@ -17,6 +17,11 @@ medians of ten alternating rounds; the mixed load test served as many requests a
 way) while costing 2.2 MiB of resident memory in every replica
 (`docs/decisions/0008-server-asyncio-h11.md`, `docs/reliability.md`).
 
+`python -m app --help` lists every `CWP_` setting with its default and meaning, and exits without
+serving. The start is refused (exit status 2) when `CWP_GRACEFUL_SHUTDOWN_SECONDS` is shorter than
+`CWP_READ_TIMEOUT_SECONDS` plus `CWP_REQUEST_DEADLINE_SECONDS`: a request accepted just before
+shutdown could otherwise be cut off (`docs/reliability.md#shutdown`).
+
 The app is served through a factory (`app.main:serve_app`), so nothing is built when a module is
 imported, and this start-up is what applies the garbage collector's process-wide policy
 (`app.api.collector`): the thresholds before uvicorn builds the app, the freeze in the served
@@ -25,6 +30,7 @@ app's lifespan.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import uvicorn
@@ -32,7 +38,7 @@ import uvicorn
 from app.api.collector import apply_server_gc_policy
 from app.api.connections import deadline_protocol
 from app.logs import configure_logging
-from app.settings import SettingsError, load_settings
+from app.settings import SettingsError, check_shutdown_budget, describe_settings, load_settings
 from app.tokenizers import TokenizerUnavailable, check_installed
 
 # The exit status of a start refused for a bad setting (a usage error, as for a bad option).
@@ -55,6 +61,7 @@ def main(app_path: str = SERVED_APP, *, factory: bool = True) -> None:
     """
     try:
         settings = load_settings()
+        check_shutdown_budget(settings)
         check_installed()
     except (SettingsError, TokenizerUnavailable) as error:
         print(f"Context Window Planner: {error}", file=sys.stderr, flush=True)
@@ -86,5 +93,18 @@ def main(app_path: str = SERVED_APP, *, factory: bool = True) -> None:
     )
 
 
+def parse_arguments(argv: list[str]) -> None:
+    """`--help` prints the settings and exits 0; the server takes no other argument."""
+    parser = argparse.ArgumentParser(
+        prog="python -m app",
+        description="Serve the Context Window Planner. It is configured by environment "
+        "variables only; each is listed below with its default.",
+        epilog="settings:\n" + describe_settings(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.parse_args(argv)
+
+
 if __name__ == "__main__":
+    parse_arguments(sys.argv[1:])
     main()

@@ -25,6 +25,7 @@ from app.api.connections import CONNECTION_EVENTS, ConnectionEvents
 from app.api.metrics import create_metrics
 from app.api.middleware import ServiceMiddleware
 from app.api.openapi_doc import build_openapi, register_schema
+from app.api.pages import relative_slash_redirects
 from app.api.problems import Problem, install_problem_handlers
 from app.api.routes import include_routes
 from app.core.window import plan_window
@@ -118,6 +119,7 @@ def create_app(
         body_budget=app.state.body_budget,
     )
     include_routes(app)
+    relative_slash_redirects(app.router)
 
     register_schema(Problem)
     return app

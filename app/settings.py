@@ -108,8 +108,8 @@ class Settings(BaseSettings):
         64 * 1024,
         ge=1024,
         description="Most bytes of an unfinished request head (request line and headers) held "
-        "while it arrives; past it the connection gets a 400 and is closed, so a client cannot "
-        "grow the server's memory by never ending its headers.",
+        "while it arrives; past it the connection gets a 431 problem+json and is closed, so a "
+        "client cannot grow the server's memory by never ending its headers.",
     )
 
 
@@ -165,3 +165,34 @@ def expected_value(field: FieldInfo) -> str:
     words = {"ge": "of at least", "gt": "greater than", "le": "of at most", "lt": "less than"}
     described = [f"{words[bound]} {value}" for bound, value in bounds.items()]
     return " ".join([kind, " and ".join(described)]) if described else kind
+
+
+def check_shutdown_budget(settings: Settings) -> None:
+    """`SettingsError` when the graceful-shutdown time cannot cover a request that has just begun.
+
+    A request accepted just before shutdown may take up to `CWP_READ_TIMEOUT_SECONDS` to arrive
+    and `CWP_REQUEST_DEADLINE_SECONDS` to be processed; a shorter grace period would cut such a
+    request off (it is answered 503 then, `app.api.middleware`), so the server refuses to start
+    with it rather than fail requests on every rollout.
+    """
+    needed = settings.read_timeout_seconds + settings.request_deadline_seconds
+    if settings.graceful_shutdown_seconds < needed:
+        raise SettingsError(
+            f"CWP_GRACEFUL_SHUTDOWN_SECONDS={settings.graceful_shutdown_seconds:g}: expected at "
+            f"least CWP_READ_TIMEOUT_SECONDS + CWP_REQUEST_DEADLINE_SECONDS = "
+            f"{settings.read_timeout_seconds:g} + {settings.request_deadline_seconds:g} = "
+            f"{needed:g}, so a request begun before shutdown can finish"
+        )
+
+
+def describe_settings() -> str:
+    """Every `CWP_` variable with its default and meaning, for `python -m app --help`."""
+    prefix = str(Settings.model_config.get("env_prefix", ""))
+    lines = []
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        shown = str(default).lower() if isinstance(default, bool) else str(default)
+        meaning = f"{field.description or ''} Accepts {expected_value(field)}.".strip()
+        lines.append(f"  {prefix}{name.upper()} (default: {shown})")
+        lines.append(f"      {meaning}")
+    return "\n".join(lines)

@@ -137,6 +137,7 @@ class Server:
             "CWP_PORT": str(self.port),
             "CWP_MAX_BODY_BYTES": str(BENCH_BODY_LIMIT),
             "CWP_REQUEST_DEADLINE_SECONDS": "120",
+            "CWP_GRACEFUL_SHUTDOWN_SECONDS": "130",  # read timeout + deadline at least
             "CWP_LOG_LEVEL": "warning",
             "CWP_SHUTDOWN_DRAIN_SECONDS": "0",
         }

@@ -21,6 +21,16 @@ status is 0 unless the server failed to start):
 
 `--read-timeout` sets the server's `CWP_READ_TIMEOUT_SECONDS` (10); `--json FILE` writes the
 report.
+
+`--scenario silent` runs instead the silent-connection scenario of
+`docs/decisions/0042-connections-no-client-can-hold.md`: `--silent` (300) TCP connections that
+never send a byte are held open for `--seconds` (20) against a server at its default ceiling of
+256 (each one the server closes is opened again at once, so the count never drops), while one
+client sends a 50-message plan every 200 ms on a fresh connection and `/healthz` and `/readyz`
+are asked every second. Reported: every plan's status (target: all 200), how long each silent
+connection lived before the server closed it (target: every one within the read timeout plus
+3 s), the probes' statuses (target: all 200), the connections the server counted as `silent` and
+`evicted`, and the server's VmRSS and peak.
 """
 
 from __future__ import annotations
@@ -188,6 +198,7 @@ def run_once(options: argparse.Namespace, slow: int) -> dict[str, Any]:
     server = Server(
         {
             "CWP_READ_TIMEOUT_SECONDS": str(options.read_timeout),
+            "CWP_GRACEFUL_SHUTDOWN_SECONDS": str(options.read_timeout + 10),
             "CWP_SHUTDOWN_DRAIN_SECONDS": "0",
         }
     )
@@ -208,15 +219,167 @@ def run_once(options: argparse.Namespace, slow: int) -> dict[str, Any]:
     return report
 
 
+async def one_request(port: int, request: bytes) -> int:
+    """Send `request` on a fresh connection; the answer's status (0 when the connection failed)."""
+    try:
+        reader, writer = await asyncio.open_connection(HOST, port)
+    except OSError:
+        return 0
+    try:
+        writer.write(request)
+        status, _, _ = await asyncio.wait_for(read_answer(reader), 30)
+        return status
+    except (OSError, ServerGone, asyncio.IncompleteReadError, TimeoutError):
+        return 0
+    finally:
+        writer.close()
+
+
+async def silent_holder(port: int, until: float, lived: list[float], cut: list[float]) -> None:
+    """Keep one silent connection open until `until`, opening another each time one is closed."""
+    while time.monotonic() < until:
+        try:
+            reader, writer = await asyncio.open_connection(HOST, port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        opened = time.monotonic()
+        try:
+            await asyncio.wait_for(reader.read(1), timeout=max(0.0, until - opened))
+            lived.append(time.monotonic() - opened)  # the server closed it
+        except TimeoutError:
+            cut.append(time.monotonic() - opened)  # still open when the scenario ended
+        except OSError:
+            lived.append(time.monotonic() - opened)
+        finally:
+            writer.close()
+
+
+async def silent_scenario(port: int, options: argparse.Namespace) -> dict[str, Any]:
+    body = transcript(50)
+    plan = (
+        f"POST {PLAN_PATH} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+    until = time.monotonic() + options.seconds
+    lived: list[float] = []
+    cut: list[float] = []
+    holders = [
+        asyncio.ensure_future(silent_holder(port, until, lived, cut)) for _ in range(options.silent)
+    ]
+    await asyncio.sleep(1.0)  # the silent connections are all open before the first plan
+    plans: dict[int, int] = {}
+    probes: dict[str, dict[int, int]] = {"/healthz": {}, "/readyz": {}}
+    latencies: list[float] = []
+    next_probe = 0.0
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        status = await one_request(port, plan)
+        latencies.append(time.perf_counter() - started)
+        plans[status] = plans.get(status, 0) + 1
+        if time.monotonic() >= next_probe:
+            next_probe = time.monotonic() + 1.0
+            for path, tally in probes.items():
+                probe = f"GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
+                got = await one_request(port, probe.encode())
+                tally[got] = tally.get(got, 0) + 1
+        await asyncio.sleep(max(0.0, 0.2 - (time.perf_counter() - started)))
+    await asyncio.gather(*holders)
+    lived.sort()
+    ms = sorted(value * 1000 for value in latencies)
+    limit = options.read_timeout + 3
+    return {
+        "plans": {str(status): count for status, count in sorted(plans.items())},
+        "plan_p50_ms": round(percentile(ms, 0.50), 2) if ms else None,
+        "plan_p99_ms": round(percentile(ms, 0.99), 2) if ms else None,
+        "probes": {
+            path: {str(status): count for status, count in sorted(tally.items())}
+            for path, tally in probes.items()
+        },
+        "silent": {
+            "held_at_once": options.silent,
+            "closed_by_server": len(lived),
+            "open_at_end": len(cut),
+            "open_at_end_longest_s": round(max(cut), 2) if cut else None,
+            "lived_min_s": round(lived[0], 2) if lived else None,
+            "lived_median_s": round(lived[len(lived) // 2], 2) if lived else None,
+            "lived_max_s": round(lived[-1], 2) if lived else None,
+            "closed_within_read_timeout_plus_3s": sum(1 for value in lived if value <= limit),
+            "longer_than_read_timeout_plus_3s": sum(1 for value in lived + cut if value > limit),
+        },
+    }
+
+
+def run_silent(options: argparse.Namespace) -> dict[str, Any]:
+    server = Server(
+        {
+            "CWP_READ_TIMEOUT_SECONDS": str(options.read_timeout),
+            "CWP_GRACEFUL_SHUTDOWN_SECONDS": str(options.read_timeout + 10),
+            "CWP_SHUTDOWN_DRAIN_SECONDS": "0",
+            "CWP_LOG_LEVEL": "warning",
+        }
+    )
+    try:
+        time.sleep(1.0)
+        before = server.memory_kib()
+        report = asyncio.run(silent_scenario(server.port, options))
+        time.sleep(1.0)
+        after = server.memory_kib()
+        metrics = asyncio.run(metrics_text(server.port))
+    finally:
+        server.stop()
+    report["server_closed"] = {
+        reason: _counter(metrics, f'cwp_http_connections_closed_unheard_total{{reason="{reason}"}}')
+        for reason in ("silent", "evicted")
+    }
+    report["rss_mib"] = {
+        "before": round(before["VmRSS"] / 1024, 1),
+        "after": round(after["VmRSS"] / 1024, 1),
+        "peak": round(after["VmHWM"] / 1024, 1),
+    }
+    return report
+
+
+async def metrics_text(port: int) -> str:
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        writer.write(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+        _, _, body = await read_answer(reader)
+        return body.decode()
+    finally:
+        writer.close()
+
+
+def _counter(metrics: str, series: str) -> float:
+    for line in metrics.splitlines():
+        if line.startswith(series + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--scenario", choices=("slow", "silent"), default="slow")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--slow", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--silent", type=int, default=300)
+    parser.add_argument("--seconds", type=float)
     parser.add_argument("--read-timeout", type=float, default=10.0)
     parser.add_argument("--json", type=Path)
     options = parser.parse_args(argv)
     require_loopback(HOST)
+    if options.seconds is None:
+        options.seconds = 20.0 if options.scenario == "silent" else 15.0
+    if options.scenario == "silent":
+        silent_report = {
+            "options": {key: str(value) for key, value in vars(options).items()},
+            **run_silent(options),
+        }
+        text = orjson.dumps(silent_report, option=orjson.OPT_INDENT_2).decode()
+        print(text)
+        if options.json:
+            options.json.write_text(text + "\n")
+        return 0
     reference = run_once(options, slow=0)
     loaded = run_once(options, slow=options.slow)
     p99_ref = reference["clients"]["p99_ms"] or 0.0

@@ -1,7 +1,9 @@
 """Prometheus metrics: one registry per app, so tests and replicas never share counters.
 
 Routes are labelled by their path template (`/v1/window/plan`), never the raw path, so a scan of
-random URLs cannot grow the number of series: anything unmatched is labelled `unmatched`. A body
+random URLs cannot grow the number of series: anything unmatched is labelled `unmatched`. Methods
+likewise: h11 accepts any token as a method, so only the standard ones (RFC 9110 and `PATCH`) get
+a label of their own and every other token is `other`. A body
 refused from its declared length, answered before the app routes it, is labelled by the route the
 router would have chosen (`app.api.middleware`), like a chunked body refused while it streams in.
 
@@ -27,6 +29,10 @@ from app.tokenizers import MEMO, CountMemo
 MAX_TOOL_LABELS = 200
 _SAFE_TOOL_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
+STANDARD_METHODS = frozenset(
+    {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
+)
+
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -46,6 +52,7 @@ class Metrics:
     summary_requests: Counter
     fit_stages: Counter
     cleared_images: Counter
+    closed_connections: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -66,6 +73,11 @@ class Metrics:
             self.tool_labels.add(tool_name)
             return tool_name
         return "other"
+
+
+def method_label(method: str) -> str:
+    """The `method` label of a request: the method itself when standard, else `other`."""
+    return method if method in STANDARD_METHODS else "other"
 
 
 class MemoCollector(Collector):
@@ -172,6 +184,13 @@ def create_metrics(memo: CountMemo = MEMO) -> Metrics:
         cleared_images=Counter(
             "cwp_plan_cleared_images",
             "Images a plan replaced by a text (`fit`'s caps).",
+            registry=registry,
+        ),
+        closed_connections=Counter(
+            "cwp_http_connections_closed_unheard",
+            "Connections closed before their first byte: `silent` at the read deadline, "
+            "`evicted` to make room when as many silent ones as CWP_LIMIT_CONCURRENCY were held.",
+            ["reason"],
             registry=registry,
         ),
     )

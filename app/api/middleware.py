@@ -22,6 +22,13 @@ A body refused from its declared length or for want of room, and a request past 
 answered before the app routes them (the app is not run: an endpoint would size its buffer from
 that length), so the middleware finds the route itself, by the router's own matching, and counts
 the refusal under the route as it counts a chunked one.
+
+A client that closes its connection before its body is in is counted as `499` and logged at INFO,
+never as a 5xx, since it is no defect of the service (a body the server's protocol found malformed
+is counted with the status the protocol answered). A request the server cancels because the
+graceful-shutdown time ran out is answered `503` problem+json with `Retry-After`, not uvicorn's
+bare text 500. Methods are labelled as `app.api.metrics.method_label` says, so odd method tokens
+cannot grow the metrics.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.budget import BodyBudget
-from app.api.metrics import Metrics
+from app.api.metrics import Metrics, method_label
 from app.api.problems import PROBLEM_MEDIA_TYPE, ProblemError, problem_body
 from app.errors import FieldError
 
@@ -50,6 +57,15 @@ error_log = logging.getLogger("app.errors")
 # Keys of a request's scope["extensions"], set by the server's protocol (`app.api.connections`).
 READ_DEADLINE = "cwp.read_deadline"  # {"deadline": loop time by which the body must be in}
 OVER_CAPACITY = "cwp.over_capacity"  # present when the request came past the connection ceiling
+PARSE_ERROR = "cwp.parse_error"  # {"status": int}: the body was unreadable, the protocol answered
+
+# The status a request is counted with when its client went away before its body was in (nginx's
+# convention): the client's doing, so never a 5xx that alerts would page on.
+CLIENT_CLOSED_STATUS = 499
+
+# What a request cut off at the end of the graceful-shutdown time is told to wait before retrying
+# (on another replica: this one is going away).
+SHUTDOWN_RETRY_AFTER_SECONDS = 1
 
 # What a client refused at the ceiling is told to wait: slots come free as requests end, and slow
 # clients' within the read deadline.
@@ -102,6 +118,16 @@ def read_timeout_problem(seconds: float, where: str) -> tuple[str, list[FieldErr
     )
 
 
+def shutting_down() -> ProblemError:
+    return ProblemError(
+        503,
+        "The service stopped before this request was done (its graceful-shutdown time ran out); "
+        "retry it.",
+        kind="shutting-down",
+        headers={"Retry-After": str(SHUTDOWN_RETRY_AFTER_SECONDS)},
+    )
+
+
 def over_capacity() -> ProblemError:
     return ProblemError(
         503,
@@ -141,6 +167,7 @@ class ServiceMiddleware:
         bytes_in = 0
         bytes_out = 0
         over_limit = False
+        client_gone = False  # the client closed its connection before its body was in
         limit = self.max_body_bytes
         budget = None if scope["path"] in BUDGET_EXEMPT else self.body_budget
         declared = _content_length(scope)
@@ -155,7 +182,7 @@ class ServiceMiddleware:
         )
 
         async def counting_receive() -> Message:
-            nonlocal bytes_in, over_limit, deadline, reserved
+            nonlocal bytes_in, over_limit, deadline, reserved, client_gone
             if deadline is None:  # the body is in: what is awaited now is a disconnect
                 message = await receive()
             else:
@@ -168,7 +195,9 @@ class ServiceMiddleware:
                         "request body not received within the %g s read deadline", read_timeout
                     )
                     raise ReadTimeout(read_timeout) from None
-            if message["type"] == "http.request":
+            if message["type"] == "http.disconnect" and deadline is not None:
+                client_gone = True
+            elif message["type"] == "http.request":
                 bytes_in += len(message.get("body", b""))
                 if bytes_in > limit:
                     over_limit = True
@@ -215,7 +244,24 @@ class ServiceMiddleware:
                 if budget is not None and declared:
                     reserved = declared
                 await self.app(scope, counting_receive, tracking_send)
+        except asyncio.CancelledError:
+            # The server cancels what is still running when its graceful-shutdown time ends;
+            # the client gets a problem it can retry on, not the server's bare text 500.
+            if started_response or client_gone:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            error_log.warning(
+                "request still running at the end of the graceful shutdown; answered 503"
+            )
+            await _send_problem(tracking_send, shutting_down(), request_id)
         except Exception:
+            if client_gone and not started_response:
+                # Not a defect: the client went away while sending its body.
+                status = _gone_status(extensions)
+                _log_gone(status, scope["path"], bytes_in)
+                return
             # The app's own handlers answer every expected error; this is a defect. Log it with
             # the request id and answer a bare 500 problem, unless the answer had already begun.
             error_log.exception("unexpected error while serving %s", scope["path"])
@@ -229,9 +275,11 @@ class ServiceMiddleware:
         finally:
             if budget is not None:
                 budget.give(reserved)
+            if client_gone and not started_response:
+                status = _gone_status(extensions)  # an app that returned without answering
             elapsed = time.perf_counter() - started
             route = _route_template(scope)
-            labels = (route, scope["method"], str(status))
+            labels = (route, method_label(scope["method"]), str(status))
             self.metrics.child(self.metrics.requests, *labels).inc()
             self.metrics.child(self.metrics.latency, *labels).observe(elapsed)
             access_log.info(
@@ -258,6 +306,18 @@ def _log_no_room(budget: BodyBudget, size: int) -> None:
         budget.in_flight,
         budget.wait_seconds,
     )
+
+
+def _gone_status(extensions: dict[str, Any]) -> int:
+    """499, or the status the server's protocol answered an unreadable body with."""
+    answered = extensions.get(PARSE_ERROR)
+    return int(answered["status"]) if answered else CLIENT_CLOSED_STATUS
+
+
+def _log_gone(status: int, path: str, bytes_in: int) -> None:
+    if status == CLIENT_CLOSED_STATUS:
+        access_log.info("client closed the connection after %d body bytes of %s", bytes_in, path)
+    # An unreadable body was logged by the protocol that answered it.
 
 
 def _request_id(scope: Scope) -> str:

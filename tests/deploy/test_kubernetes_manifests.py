@@ -450,3 +450,15 @@ def test_replicas_spread_over_nodes():
     (constraint,) = pod_spec("shared")["topologySpreadConstraints"]
     assert constraint["topologyKey"] == "kubernetes.io/hostname"
     assert selects(constraint["labelSelector"]["matchLabels"], pod_labels("shared"))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_graceful_shutdown_covers_the_read_timeout_and_the_deadline(shape):
+    # What `python -m app` checks at start-up (docs/reliability.md#shutdown): a manifest that
+    # broke it would leave every pod failing to start.
+    env = env_of(planner(shape))
+    defaults = Settings()
+    read_timeout = float(env.get("CWP_READ_TIMEOUT_SECONDS", defaults.read_timeout_seconds))
+    deadline = float(env.get("CWP_REQUEST_DEADLINE_SECONDS", defaults.request_deadline_seconds))
+    graceful = float(env["CWP_GRACEFUL_SHUTDOWN_SECONDS"])
+    assert graceful >= read_timeout + deadline

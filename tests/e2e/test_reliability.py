@@ -84,7 +84,7 @@ def test_sigterm_under_load_completes_every_request_in_flight():
         pool_size=48,
         seed=4,
         drain_seconds=1.5,
-        grace_seconds=10.0,
+        grace_seconds=20.0,  # at least read timeout + deadline (10 + 10), as start-up requires
         stragglers=4,
     )
     report = run(options)

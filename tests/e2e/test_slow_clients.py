@@ -213,6 +213,7 @@ def test_past_the_ceiling_a_503_problem_with_retry_after_and_readiness_stays_tru
             "CWP_SHUTDOWN_DRAIN_SECONDS": "0",
             "CWP_LIMIT_CONCURRENCY": "4",
             "CWP_READ_TIMEOUT_SECONDS": "60",  # the slow clients hold their slots for the test
+            "CWP_GRACEFUL_SHUTDOWN_SECONDS": "70",  # read timeout + deadline, as start-up requires
         }
     )
     tricklers = [HeadTrickler(limited.port, interval=0.2) for _ in range(4)]

@@ -2,7 +2,9 @@
 
 Swagger UI's script and style sheet (Swagger UI 5, which reads OpenAPI 3.1) are served by the
 service itself from the files the `fastapi-offline` package ships, because a sidecar often runs
-where no CDN can be reached.
+where no CDN can be reached; its Content-Security-Policy says so (`app.api.pages`).
+
+The probes answer `HEAD` as `GET` (a health check may use either); the document lists `GET` only.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from importlib.resources import files
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -19,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from app import __version__, compiled
 from app.api.dependencies import LifecycleDep, MetricsDep, SettingsDep
+from app.api.pages import swagger_page
 from app.api.problems import PLAIN_ERRORS, problem_responses
 from app.api.responses import json_response
 from app.core.defaults import OPTION_DEFAULTS
@@ -91,6 +93,10 @@ async def readyz(lifecycle: LifecycleDep) -> Response:
     return json_response({"status": "ready"})
 
 
+for _probe in (healthz, readyz):
+    router.add_api_route(f"/{_probe.__name__}", _probe, methods=["HEAD"], include_in_schema=False)
+
+
 @router.get("/v1/info", response_model=Info, summary="Name, version, limits and option defaults")
 async def info(settings: SettingsDep) -> Response:
     return json_response(
@@ -129,15 +135,12 @@ async def metrics(collected: MetricsDep) -> Response:
     return Response(generate_latest(collected.registry), media_type=CONTENT_TYPE_LATEST)
 
 
+SWAGGER_PAGE, SWAGGER_HEADERS = swagger_page("Context Window Planner — API", ASSETS_PATH)
+
+
 @router.get("/docs", include_in_schema=False)
 async def swagger_ui(request: Request) -> HTMLResponse:
-    return get_swagger_ui_html(
-        openapi_url="/openapi.json",
-        title="Context Window Planner — API",
-        swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
-        swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
-        swagger_favicon_url=f"{ASSETS_PATH}/favicon.png",
-    )
+    return HTMLResponse(SWAGGER_PAGE, headers=SWAGGER_HEADERS)
 
 
 def swagger_assets() -> StaticFiles:

@@ -10,6 +10,9 @@ files, never a path the caller writes: a name is looked up in the listing of two
 viewer's own small examples (`app/viewer/examples/`) and the recorded samples
 (`app/audit/samples/`, read when that folder is there), so a name such as `../settings` is simply
 not listed and answers 404.
+
+The page is sent with a Content-Security-Policy allowing only this service's own files and
+requests, and no framing (`app.api.pages`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from app.api.pages import VIEWER_HEADERS
 from app.api.problems import PLAIN_ERRORS, ProblemError, problem_responses
 from app.api.responses import json_response
 from app.viewer import ASSETS, VIEWER, transcripts
@@ -34,7 +38,9 @@ router = APIRouter(tags=["service"], responses=PLAIN_ERRORS)
 async def viewer_page() -> Response:
     """The page that posts a transcript to `POST /v1/window/plan` and draws the answer, turn by
     turn. `?sample=<name>` opens one of `GET /viewer/samples`."""
-    return FileResponse(VIEWER / "index.html", media_type="text/html; charset=utf-8")
+    return FileResponse(
+        VIEWER / "index.html", media_type="text/html; charset=utf-8", headers=VIEWER_HEADERS
+    )
 
 
 @router.get(
