@@ -285,7 +285,7 @@ def test_the_summary_request_is_shown_and_a_pasted_summary_takes_the_notices_pla
     assert page.get_attribute("#turns > li.notice", "data-rung") == answer["notice"]["rung"]
     assert page.locator("#turns > li.summary-message").count() == 0
     page.click("#copy-request")
-    page.wait_for_function("document.querySelector('#copy-status').textContent !== ''")
+    page.wait_for_function("() => document.querySelector('#copy-status').textContent !== ''")
 
     entry = {"from": asked["from"], "through": asked["through"], "key": asked["key"]}
     entry["summary"] = "rack-7 runs hot"
