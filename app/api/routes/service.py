@@ -108,6 +108,7 @@ async def info(settings: SettingsDep) -> Response:
                 "inline_body_bytes": settings.inline_body_bytes,
                 "large_body_bytes": settings.large_body_bytes,
                 "large_body_slots": settings.large_body_slots,
+                **settings.reported_list_limits(),
             },
             "defaults": OPTION_DEFAULTS,
             "tokenizers": TOKENIZERS,
