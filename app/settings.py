@@ -101,7 +101,7 @@ class Settings(BaseSettings):
         "while it arrives; past it the connection gets a 400 and is closed, so a client cannot "
         "grow the server's memory by never ending its headers.",
     )
-    # List lengths (docs/reliability.md#list-lengths): past one, the request gets one 422 naming
+    # List lengths (docs/rules.md#validation): past one, the request gets one 422 naming
     # the list ("too long") before any of its items is read.
     max_tool_calls: int = Field(
         1024,

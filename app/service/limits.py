@@ -9,7 +9,7 @@ items are never read: the list is replaced, for the rest of the reading, by an e
 error that stand-in would raise (an empty `results`) is not reported.
 
 The limits come from the settings (`CWP_MAX_*`, reported by `/v1/info`); `DEFAULT_LIST_LIMITS`
-holds the defaults of docs/reliability.md#list-lengths for callers without settings (tools, tests).
+holds the defaults of docs/rules.md#validation for callers without settings (tools, tests).
 The per-message lists (`tool_calls`, content blocks or parts) are checked by
 `message_list_errors`, after the format is known, since each format keeps them under its own keys.
 """
