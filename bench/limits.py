@@ -7,9 +7,9 @@ its memory high-water mark is the request's own):
   limit, so every item is checked; `lookup`'s `kept` over its limit). Reported: the 422's size (at
   most 64 KiB), the count it states as left out, and the server's peak memory rise over its
   resident memory before the request (at most 100 MiB).
-- `frame_tags`: a 20,000-message plan with 10 and with 256 `frame_tags` (none matching, so every
-  user text is read against the whole set), in process, median of repeats: the ratio must be at
-  most 3; and 5,000 tags, answered by one 422.
+- `frame_tags`: a 20,000-message plan with 10 and with 256 `frame_tags`, every user text opening
+  with an element (so each is read against the names), in process, median of repeats: the ratio
+  must be at most 3; and 5,000 tags, answered by one 422.
 - `deadline`: a plan that counts exact tokens of about 20 MB of text never counted before, with a
   1 s deadline: its 503, then the server's CPU time sampled every 50 ms until it stops rising
   (under 5 % of a core over 250 ms). Reported: seconds from the 503 to the stop (at most 2).
@@ -138,6 +138,11 @@ def measure_frame_tags(repeats: int) -> dict[str, Any]:
 
     raw = orjson.loads(plan_body(20_000, "native"))
     raw["include_window"] = False
+    # Every user text opens with an element, so each is read against the names (and is still a
+    # person's words: words follow the element).
+    for message in raw["messages"]:
+        if message["role"] == "user" and isinstance(message.get("content"), str):
+            message["content"] = "<system-reminder>r</system-reminder> " + message["content"]
     timings: dict[int, float] = {}
     for count in (10, 256):
         raw["frame_tags"] = [f"tag-{n}" for n in range(count)]

@@ -1,4 +1,4 @@
-"""Bounded 422s and list lengths (api.md "Errors" and "Limits"; docs/rules.md#validation).
+"""Bounded 422s and list lengths (docs/rules.md#validation, docs/reliability.md).
 
 A 422 lists at most 100 errors, in the order found, and says how many it left out in
 `errors_left_out`, right after `errors`. A list over its limit is refused with one `too_long` error
