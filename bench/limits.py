@@ -7,9 +7,9 @@ its memory high-water mark is the request's own):
   limit, so every item is checked; `lookup`'s `kept` over its limit). Reported: the 422's size (at
   most 64 KiB), the count it states as left out, and the server's peak memory rise over its
   resident memory before the request (at most 100 MiB).
-- `frame_tags`: a 20,000-message plan with 10 and with 256 `frame_tags`, every user text opening
-  with an element (so each is read against the names), in process, median of repeats: the ratio
-  must be at most 3; and 5,000 tags, answered by one 422.
+- `frame_tags`: a 20,000-message plan with 10 and with 256 `frame_tags`, every user text but the
+  request a frame of the caller's names (so each is read against them), in process, median of
+  repeats: the ratio must be at most 3; and 5,000 tags, answered by one 422.
 - `deadline`: a plan that counts exact tokens of about 20 MB of text never counted before, with a
   1 s deadline: its 503, then the server's CPU time sampled every 50 ms until it stops rising
   (under 5 % of a core over 250 ms). Reported: seconds from the 503 to the stop (at most 2).
@@ -138,11 +138,14 @@ def measure_frame_tags(repeats: int) -> dict[str, Any]:
 
     raw = orjson.loads(plan_body(20_000, "native"))
     raw["include_window"] = False
-    # Every user text opens with an element, so each is read against the names (and is still a
-    # person's words: words follow the element).
-    for message in raw["messages"]:
-        if message["role"] == "user" and isinstance(message.get("content"), str):
-            message["content"] = "<system-reminder>r</system-reminder> " + message["content"]
+    # Every user text after the first (the request, named by `request_text`) is a frame of the
+    # caller's first name, so the search for the request reads every one against the names.
+    users = [
+        m for m in raw["messages"] if m["role"] == "user" and isinstance(m.get("content"), str)
+    ]
+    raw["request_text"] = users[0]["content"]
+    for message in users[1:]:
+        message["content"] = f"<tag-0>{message['content']}</tag-0>"
     timings: dict[int, float] = {}
     for count in (10, 256):
         raw["frame_tags"] = [f"tag-{n}" for n in range(count)]
@@ -153,6 +156,23 @@ def measure_frame_tags(repeats: int) -> dict[str, Any]:
             plan_request(raw, 100_000)
             samples.append(time.perf_counter() - started)
         timings[count] = statistics.median(samples)
+    # 20,000 user frames against 5,000 names, the count limit raised: the names are joined once,
+    # not once a message (that cost 3.4 s here).
+    from app.service.limits import ListLimits
+
+    frames = [{"role": "user", "content": "Find it."}] + [
+        {"role": "user", "content": f"<tag-0>x{n}</tag-0>"} for n in range(20_000)
+    ]
+    many = {
+        "format": "native",
+        "messages": frames,
+        "request_text": "Find it.",
+        "frame_tags": [f"tag-{n}" for n in range(5000)],
+        "include_window": False,
+    }
+    started = time.perf_counter()
+    plan_request(many, 100_000, limits=ListLimits(frame_tags=10**6))
+    many_seconds = time.perf_counter() - started
     server = Server()
     try:
         over = dict(orjson.loads(plan_body(100, "native")))
@@ -170,6 +190,7 @@ def measure_frame_tags(repeats: int) -> dict[str, Any]:
         "ms_10_tags": round(timings[10] * 1000, 1),
         "ms_256_tags": round(timings[256] * 1000, 1),
         "ratio": round(timings[256] / timings[10], 2),
+        "s_20000_frames_5000_tags_unlimited": round(many_seconds, 2),
         "5000_tags_status": response.status_code,
         "5000_tags_errors": len(response.json().get("errors", [])),
     }
@@ -236,7 +257,8 @@ def main() -> None:
         print(
             f"frame_tags on {tags['messages']} messages: 10 tags {tags['ms_10_tags']} ms, "
             f"256 tags {tags['ms_256_tags']} ms ({tags['ratio']}x); 5,000 tags -> "
-            f"{tags['5000_tags_status']} with {tags['5000_tags_errors']} error"
+            f"{tags['5000_tags_status']} with {tags['5000_tags_errors']} error; 20,000 frames "
+            f"against 5,000 names (limit raised) {tags['s_20000_frames_5000_tags_unlimited']} s"
         )
     if args.only in (None, "deadline"):
         figures["deadline"] = late = measure_deadline()
