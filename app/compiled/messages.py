@@ -118,6 +118,8 @@ class ScannedMessages:
         `tool_calls` list is not counted by the scan: `read` refuses a core message with more
         calls than the limit the same way."""
         most = min(limits.content_parts, limits.tool_calls)
+        if len(self.view) <= 2 * most:
+            return ErrorList()  # a list of more than `most` items takes more bytes than the body
         key = dialect.blocks_key
         if key is not None and key != COUNTED_FIRST and self.has_both_keys(key):
             raise Unanswered  # the count may be of another array than the format's parts
