@@ -16,6 +16,10 @@ from pydantic import Field, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.core.defaults import MAX_FRAME_TAG_CHARS, MAX_SUMMARIES
+from app.errors import MAX_ERRORS
+from app.service.limits import ListLimits
+
 # About 20 MiB at about 210 bytes an entry (docs/decisions/0034). Half the bound survives between
 # requests: the texts of a 50,000-message transcript (about one distinct text a message in the
 # benchmark's), or of several agents' transcripts of a few thousand messages.
@@ -111,6 +115,59 @@ class Settings(BaseSettings):
         "while it arrives; past it the connection gets a 431 problem+json and is closed, so a "
         "client cannot grow the server's memory by never ending its headers.",
     )
+    # List lengths (docs/rules.md#validation): past one, the request gets one 422 naming
+    # the list ("too long") before any of its items is read.
+    max_tool_calls: int = Field(
+        1024,
+        ge=1,
+        description="Most tool calls in one message (`tool_calls`, or a format's calls).",
+    )
+    max_content_parts: int = Field(
+        4096, ge=1, description="Most content blocks or parts in one message's own list."
+    )
+    max_frame_tags: int = Field(256, ge=0, description="Most names in a plan's `frame_tags`.")
+    max_exclude_tools: int = Field(
+        256, ge=0, description="Most names in a plan's `clear.exclude_tools`."
+    )
+    max_chars_by_tool_keys: int = Field(
+        1024, ge=0, description="Most tools in a `max_chars_by_tool` object (cap and plan)."
+    )
+    max_prior_records: int = Field(1000, ge=0, description="Most records in `prior_records`.")
+    max_ledger_rows: int = Field(100_000, ge=0, description="Most rows in a `ledger`.")
+    max_list_items: int = Field(
+        10_000,
+        ge=1,
+        description="Most items in `results`, `answers`, `used`, `previous_batch` and `kept`.",
+    )
+
+    def list_limits(self) -> ListLimits:
+        """The list lengths in force, as the use cases take them."""
+        return ListLimits(
+            tool_calls=self.max_tool_calls,
+            content_parts=self.max_content_parts,
+            frame_tags=self.max_frame_tags,
+            exclude_tools=self.max_exclude_tools,
+            chars_by_tool_keys=self.max_chars_by_tool_keys,
+            prior_records=self.max_prior_records,
+            ledger_rows=self.max_ledger_rows,
+            list_items=self.max_list_items,
+        )
+
+    def reported_list_limits(self) -> dict[str, int]:
+        """The error and list limits as `/v1/info` reports them, the fixed ones included."""
+        return {
+            "max_errors": MAX_ERRORS,
+            "max_tool_calls": self.max_tool_calls,
+            "max_content_parts": self.max_content_parts,
+            "max_frame_tags": self.max_frame_tags,
+            "max_frame_tag_chars": MAX_FRAME_TAG_CHARS,
+            "max_exclude_tools": self.max_exclude_tools,
+            "max_chars_by_tool_keys": self.max_chars_by_tool_keys,
+            "max_summaries": MAX_SUMMARIES,
+            "max_prior_records": self.max_prior_records,
+            "max_ledger_rows": self.max_ledger_rows,
+            "max_list_items": self.max_list_items,
+        }
 
 
 class SettingsError(ValueError):

@@ -64,8 +64,18 @@ SEEDS: tuple[bytes, ...] = (
     b'"content":"<lab-note>shift</lab-note>"}],"format":"anthropic","detect_frames":true,'
     b'"frame_tags":["lab-note"],"strategy":{"kind":"sliding-window","keep_recent_turns":1}}',
 )
+# Lists past their limits (`frame_tags` over 256, a message's `tool_calls` over 1,024), and many
+# invalid messages (a 422 past 100 errors).
+SEEDS += (
+    b'{"messages":[{"role":"assistant","content":"","tool_calls":['
+    + b",".join([b"0"] * 1025)
+    + b']}],"frame_tags":['
+    + b",".join([b'"a"'] * 257)
+    + b"]}",
+    b'{"messages":[' + b",".join([b'{"role":1}'] * 150) + b"]}",
+)
 # The endpoint of each seed (its index in PATHS): the first byte of an input picks the endpoint.
-SEED_ROUTES: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 0)
+SEED_ROUTES: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 0, 0, 2)
 
 
 class Target:
@@ -93,6 +103,12 @@ class Target:
             assert headers.get(b"content-type") == b"application/problem+json", (path, headers)
             problem = orjson.loads(body)
             assert problem["status"] == status and isinstance(problem["errors"], list), problem
+            # A 422 is bounded: at most 100 errors, the rest counted right after them.
+            assert len(problem["errors"]) <= 100, path
+            if "errors_left_out" in problem:
+                keys = list(problem)
+                assert keys[keys.index("errors") + 1] == "errors_left_out", keys
+                assert problem["errors_left_out"] > 0 and len(problem["errors"]) == 100, problem
 
 
 def libfuzzer_arguments(argv: list[str]) -> list[str]:

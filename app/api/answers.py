@@ -22,16 +22,21 @@ from app.core import plan_types as plan
 from app.core.window import plan_window
 from app.service.cap import cap_request
 from app.service.kept import keep_request, lookup_request, use_request
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits
 from app.service.offer import offer_request
 from app.service.plan import PlanCore, PlannedAnswer, plan_request, plan_scanned
 
 
 def plan_answer(
-    raw: Any, max_messages: int, metrics: Metrics, core: PlanCore = plan_window
+    raw: Any,
+    max_messages: int,
+    metrics: Metrics,
+    core: PlanCore = plan_window,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
 ) -> Response:
     """The plan of a parsed body, read in Python: the reference, and every error's words."""
     started = time.perf_counter()
-    return plan_response(started, plan_request(raw, max_messages, core), metrics)
+    return plan_response(started, plan_request(raw, max_messages, core, limits), metrics)
 
 
 def scanned_plan_answer(
@@ -40,11 +45,13 @@ def scanned_plan_answer(
     max_messages: int,
     metrics: Metrics,
     core: PlanCore = plan_window,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
 ) -> Response:
     """The plan of a body's bytes read by the compiled reader; `Unanswered` when it leaves the
     body to the Python path."""
     started = time.perf_counter()
-    return plan_response(started, plan_scanned(received, max_depth, max_messages, core), metrics)
+    planned = plan_scanned(received, max_depth, max_messages, core, limits)
+    return plan_response(started, planned, metrics)
 
 
 def plan_response(started: float, answer: PlannedAnswer, metrics: Metrics) -> Response:
@@ -93,8 +100,8 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
             metrics.summary_requests.inc()
 
 
-def cap_answer(raw: Any, metrics: Metrics) -> Response:
-    capped = cap_request(raw)
+def cap_answer(raw: Any, metrics: Metrics, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
+    capped = cap_request(raw, limits)
     for tool_name, count in capped.measured.items():
         metrics.child(metrics.cap_results, metrics.tool_label(tool_name)).inc(count)
     for tool_name, count in capped.truncated.items():
@@ -102,17 +109,17 @@ def cap_answer(raw: Any, metrics: Metrics) -> Response:
     return json_response(capped.content)
 
 
-def offer_answer(raw: Any, max_messages: int) -> Response:
-    return json_response(offer_request(raw, max_messages))
+def offer_answer(raw: Any, max_messages: int, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
+    return json_response(offer_request(raw, max_messages, limits))
 
 
-def keep_answer(raw: Any) -> Response:
-    return json_response(keep_request(raw))
+def keep_answer(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
+    return json_response(keep_request(raw, limits))
 
 
-def use_answer(raw: Any) -> Response:
-    return json_response(use_request(raw))
+def use_answer(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
+    return json_response(use_request(raw, limits))
 
 
-def lookup_answer(raw: Any) -> Response:
-    return json_response(lookup_request(raw))
+def lookup_answer(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
+    return json_response(lookup_request(raw, limits))

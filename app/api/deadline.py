@@ -2,8 +2,9 @@
 
 Planning is CPU work; run on the event loop it would stall health checks and every other client.
 In a thread it can be abandoned at the deadline: the caller gets a 503 at once and the loop keeps
-serving. What it deliberately does not do is kill the thread (Python cannot): an abandoned plan
-finishes in the background and its answer is dropped.
+serving. Python cannot kill the thread, so the abandoned work is asked to stop: its stop check
+(`app.service.stopping`) turns true with the 503, and the use case ends at its next check, within
+a step of its work (docs/decisions/0043-bounded-errors-and-lists.md measures how soon).
 
 Work on a large body also takes one of a few slots (`WorkSlots`), held until its thread ends,
 abandoned or not. Parsing multiplies a body in memory (a 32 MiB array of empty objects becomes
@@ -26,6 +27,7 @@ import anyio.to_thread
 
 from app.api.problems import ProblemError
 from app.errors import FieldError
+from app.service.stopping import Cancelled, stopping_when
 
 T = TypeVar("T")
 
@@ -34,11 +36,19 @@ async def run_with_deadline(
     seconds: float, work: Callable[[], T], slots: WorkSlots | None = None
 ) -> T:
     """`work()` in a worker thread (in one of `slots` when given); a 503 problem when it runs past
-    `seconds`, waiting for a slot included."""
-    with anyio.move_on_after(seconds) as scope:
-        if slots is None:
-            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        return await slots.run(work)
+    `seconds`, waiting for a slot included. The abandoned work is then asked to stop
+    (`app.service.stopping`): it ends at its next check, its `Cancelled` swallowed here."""
+    abandoned = threading.Event()
+    stoppable = _stoppable(work, abandoned)
+    try:
+        with anyio.move_on_after(seconds) as scope:
+            if slots is None:
+                return await anyio.to_thread.run_sync(stoppable, abandon_on_cancel=True)
+            return await slots.run(stoppable)
+    except BaseException:
+        abandoned.set()  # the waiting side is gone (cancelled, or shutting down): stop the work
+        raise
+    abandoned.set()
     assert scope.cancelled_caught
     raise ProblemError(
         503,
@@ -47,6 +57,26 @@ async def run_with_deadline(
         kind="deadline-exceeded",
         headers={"Retry-After": "1"},
     )
+
+
+def _stoppable(work: Callable[[], T], abandoned: threading.Event) -> Callable[[], T]:
+    """`work` run with `abandoned` as its stop check; once abandoned its `Cancelled` ends the
+    thread quietly (nothing waits for its outcome)."""
+
+    def run() -> T:
+        with stopping_when(abandoned.is_set):
+            try:
+                return work()
+            except Cancelled:
+                if not abandoned.is_set():
+                    raise  # never: only the abandoned work is asked to stop
+                raise _Abandoned from None
+
+    return run
+
+
+class _Abandoned(Exception):
+    """The outcome of work stopped after its request was answered 503: read by nobody."""
 
 
 class WorkSlots:

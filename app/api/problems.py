@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import FieldError, InvalidRequest
+from app.errors import ErrorList, FieldError, InvalidRequest, bounded
 from app.service.reading import pydantic_errors
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -49,7 +49,15 @@ class Problem(BaseModel):
     title: str = Field(description="A short summary of the kind of problem.")
     status: int = Field(description="The HTTP status code.")
     detail: str = Field(description="What went wrong with this request.")
-    errors: list[ProblemItem] = Field(description="Every field error found (may be empty).")
+    errors: list[ProblemItem] = Field(
+        description="The field errors found, in the order found: at most 100 (may be empty)."
+    )
+    errors_left_out: int | None = Field(
+        None,
+        ge=1,
+        description="Present only when more than 100 errors were found: how many were left out "
+        "of `errors` (only counted, never listed).",
+    )
     instance: str = Field(description="The request id (also in the X-Request-ID header).")
 
 
@@ -93,17 +101,20 @@ def problem_body(
     errors: list[FieldError] | None = None,
     kind: str | None = None,
 ) -> bytes:
-    """The serialized problem document."""
-    return orjson.dumps(
-        {
-            "type": f"urn:context-window-planner:problem:{kind or _kind_for(status)}",
-            "title": TITLES.get(status, "HTTP error"),
-            "status": status,
-            "detail": detail,
-            "errors": [{"loc": list(e.loc), "msg": e.msg, "type": e.type} for e in errors or []],
-            "instance": request_id,
-        }
-    )
+    """The serialized problem document: at most `MAX_ERRORS` entries in `errors`, and
+    `errors_left_out` right after them when more were found."""
+    listed = bounded(errors or ())
+    document: dict[str, Any] = {
+        "type": f"urn:context-window-planner:problem:{kind or _kind_for(status)}",
+        "title": TITLES.get(status, "HTTP error"),
+        "status": status,
+        "detail": detail,
+        "errors": [{"loc": list(e.loc), "msg": e.msg, "type": e.type} for e in listed],
+    }
+    if listed.left_out:
+        document["errors_left_out"] = listed.left_out
+    document["instance"] = request_id
+    return orjson.dumps(document)
 
 
 def problem_response(
@@ -123,10 +134,10 @@ def problem_response(
     )
 
 
-def _describe(errors: list[FieldError]) -> str:
+def _describe(errors: ErrorList) -> str:
     first = errors[0]
     where = ".".join(str(part) for part in first.loc)
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    more = f" (and {errors.total - 1} more)" if errors.total > 1 else ""
     return f"{where}: {first.msg}{more}"
 
 

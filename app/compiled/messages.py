@@ -28,9 +28,11 @@ import orjson
 from app.compiled.module import Scan
 from app.core.messages import Message, ToolCall
 from app.core.turns import Segment, Survey
+from app.errors import ErrorList
 from app.formats import Dialect, detect_format
 from app.formats.callers import CallerMessages, only_blocks
 from app.formats.fields import is_object
+from app.service.limits import ListLimits
 
 # The key whose array the scan counts first as a message's blocks (`Scan.block_count`).
 COUNTED_FIRST = "content"
@@ -54,6 +56,8 @@ class ScannedMessages:
         self.survey: Survey | None = None
         # Whether the scan's block counts are those of the blocks a writer asks for (`read`).
         self.counts_blocks = True
+        # The most calls a core message read may hold (`long_lists`); more: the Python path.
+        self.most_calls: int | None = None
 
     def __len__(self) -> int:
         return self.size
@@ -107,6 +111,32 @@ class ScannedMessages:
         (its locations then name the samples, not the messages) when it refuses."""
         return detect_format(self.samples(), system)
 
+    def long_lists(self, dialect: Dialect, limits: ListLimits) -> ErrorList:
+        """No error, or `Unanswered` when a message may hold a list over its limit: the scan
+        counts each message's blocks (or parts), and a count past the lower of the two limits
+        sends the request to the Python path, which words the 422 (`app.service.limits`). A
+        `tool_calls` list is not counted by the scan: `read` refuses a core message with more
+        calls than the limit the same way."""
+        most = min(limits.content_parts, limits.tool_calls)
+        if len(self.view) <= 2 * most:
+            return ErrorList()  # a list of more than `most` items takes more bytes than the body
+        key = dialect.blocks_key
+        if key is not None and key != COUNTED_FIRST and self.has_both_keys(key):
+            raise Unanswered  # the count may be of another array than the format's parts
+        block_count = self.scan.block_count
+        if any(block_count(index) > most for index in range(self.size)):
+            raise Unanswered
+        self.most_calls = limits.tool_calls
+        return ErrorList()
+
+    def has_both_keys(self, key: str) -> bool:
+        """Whether a message holds `key`'s array beside `content` (its own shape to the
+        detector, so the samples show it)."""
+        return any(
+            is_object(sample) and key in sample and COUNTED_FIRST in sample
+            for sample in self.samples()
+        )
+
     def read(self, dialect: Dialect) -> list[Message]:
         """The core transcript in `dialect`; InvalidRequest when its Python reader refuses a
         message, `Unanswered` when the module does not read the format or a message it leaves
@@ -122,21 +152,25 @@ class ScannedMessages:
             # The scan counts a message's `content` array, else its `parts`: the count is that of
             # `key`'s array only in a message with no `content` beside it. A message with both has
             # a shape of its own to the detector, so the samples show whether any message has.
-            self.counts_blocks = not any(
-                is_object(sample) and key in sample and COUNTED_FIRST in sample
-                for sample in self.samples()
-            )
+            self.counts_blocks = not self.has_both_keys(key)
         self.scan.release()  # read once: the window needs only the spans and block counts
         if read is None:  # a Responses or Gemini list handed back whole
-            return dialect.read(list(self))
+            return self.calls_within_limit(dialect.read(list(self)))
         if self.survey is not None:  # every caller message read by the module
-            return read
+            return self.calls_within_limit(read)
         messages: list[Message] = []
         for item in read:
             if type(item) is int:
                 messages.extend(self.read_alone(dialect, item))
             else:
                 messages.append(item)
+        return self.calls_within_limit(messages)
+
+    def calls_within_limit(self, messages: list[Message]) -> list[Message]:
+        """`messages`, or `Unanswered` when one holds more calls than `long_lists` allows."""
+        most = self.most_calls
+        if most is not None and any(len(message.tool_calls) > most for message in messages):
+            raise Unanswered
         return messages
 
     def read_alone(self, dialect: Dialect, index: int) -> list[Message]:

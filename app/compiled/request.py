@@ -18,6 +18,7 @@ import orjson
 from app.compiled.messages import ScannedMessages, Unanswered
 from app.compiled.module import Scan, scan
 from app.errors import FieldError
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits
 from app.service.transcript import ReadTranscript, read_transcript
 
 __all__ = ["ScannedRequest", "Unanswered", "scan_request"]
@@ -43,14 +44,18 @@ class ScannedRequest:
         self.messages = ScannedMessages(body, scanned)
 
     def read_transcript(
-        self, raw: dict[str, Any], max_messages: int, errors: list[FieldError]
+        self,
+        raw: dict[str, Any],
+        max_messages: int,
+        errors: list[FieldError],
+        limits: ListLimits = DEFAULT_LIST_LIMITS,
     ) -> ReadTranscript:
         """`app.service.transcript.read_transcript` of the scanned messages; `Unanswered` wherever
         that records an error, or when one was recorded before (the Python path then words them
         all)."""
         if errors:
             raise Unanswered
-        read = read_transcript(raw, max_messages, errors, self.messages)
+        read = read_transcript(raw, max_messages, errors, self.messages, limits)
         if read is None or errors:
             raise Unanswered
         return read

@@ -45,6 +45,8 @@ DEFAULT_CLEAR_TRIGGER_TOKENS = None  # under `fit`: when over `max_tokens`; othe
 # agent carries at most this many summaries; and the instruction a summary request ends with.
 DEFAULT_SUMMARY_MIN_SPAN_TOKENS = 1_000
 MAX_SUMMARIES = 16
+# The longest name in `frame_tags` (docs/rules.md#validation).
+MAX_FRAME_TAG_CHARS = 64
 DEFAULT_SUMMARY_INSTRUCTIONS = (
     "Summarize the conversation above for your own later use: this summary will replace those "
     "messages in your context window. Keep verbatim every identifier, file path, number, URL and "

@@ -12,22 +12,28 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
 from app.core.messages import Message, ToolCall
-from app.errors import FieldError, InvalidRequest
+from app.errors import MAX_ERRORS, ErrorList, FieldError, InvalidRequest
 
 Loc = tuple[str | int, ...]
 JsonObject = dict[str, Any]
 
 
 class Problems:
-    """Every violation found while reading one `messages` array."""
+    """The violations found while reading one `messages` array: the first `MAX_ERRORS` kept,
+    the rest only counted (`app.errors.ErrorList`), so a transcript of invalid items costs no
+    more memory than a valid one."""
 
     __slots__ = ("errors",)
 
     def __init__(self) -> None:
-        self.errors: list[FieldError] = []
+        self.errors = ErrorList()
 
     def add(self, loc: Loc, msg: str, error_type: str = "value_error") -> None:
-        self.errors.append(FieldError(loc, msg, error_type))
+        errors = self.errors
+        if len(errors) < MAX_ERRORS:
+            errors.append(FieldError(loc, msg, error_type))
+        else:
+            errors.left_out += 1
 
     def raise_if_any(self) -> None:
         if self.errors:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr
 from pydantic_core import PydanticCustomError
 
 from app.core import defaults
-from app.errors import FieldError
+from app.errors import ErrorList, FieldError
 from app.schemas.types import MAX_INT64, whole_number
 
 CAP_RULE_MESSAGE = f"must be a whole number of characters from 1 to {MAX_INT64}"
@@ -46,12 +46,17 @@ def is_cap_loc(loc: tuple[str | int, ...]) -> bool:
     )
 
 
-def with_cap_rule(errors: list[FieldError]) -> list[FieldError]:
+def with_cap_rule(errors: list[FieldError]) -> ErrorList:
     """Every error about a ceiling as the one cap-rule error; a missing `max_chars` included."""
-    return [
-        FieldError(error.loc, CAP_RULE_MESSAGE, CAP_RULE_TYPE) if is_cap_loc(error.loc) else error
-        for error in errors
-    ]
+    return ErrorList(
+        (
+            FieldError(error.loc, CAP_RULE_MESSAGE, CAP_RULE_TYPE)
+            if is_cap_loc(error.loc)
+            else error
+            for error in errors
+        ),
+        errors.left_out if isinstance(errors, ErrorList) else 0,
+    )
 
 
 def _no_default_shown(schema: dict[str, Any]) -> None:
@@ -97,8 +102,10 @@ class CapRequest(BaseModel):
     )
     results: list[CapItem] = Field(
         min_length=1,
-        max_length=defaults.MAX_CAP_RESULTS,
-        description="The results to measure, each independently, in order.",
+        # The default limit, documented; the limit in force is the setting's (`/v1/info`).
+        json_schema_extra={"maxItems": defaults.MAX_CAP_RESULTS},
+        description="The results to measure, each independently, in order: at most "
+        f"{defaults.MAX_CAP_RESULTS:,} by default (`CWP_MAX_LIST_ITEMS`).",
     )
 
 

@@ -297,7 +297,11 @@ class PlanSummary(BaseModel):
 
 # An element name that makes a framework frame (docs/rules.md#framework-frames); the pattern is
 # `app.core.frames.valid_frame_tag`'s, anchored at both ends.
-FrameTag = Annotated[StrictStr, Field(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]*$")]
+# At most 64 characters: no framework's element name comes near it.
+FrameTag = Annotated[
+    StrictStr,
+    Field(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]*$", max_length=defaults.MAX_FRAME_TAG_CHARS),
+]
 
 
 class PlanRequest(BaseModel):
@@ -340,7 +344,8 @@ class PlanRequest(BaseModel):
     frame_tags: list[FrameTag] | None = Field(
         list(defaults.DEFAULT_FRAME_TAGS),
         description="More element names that make a frame, besides the listed ones (each "
-        "`[A-Za-z][A-Za-z0-9_.:-]*`); null means [].",
+        "`[A-Za-z][A-Za-z0-9_.:-]*`, at most 64 characters; at most 256 names by default, "
+        "`CWP_MAX_FRAME_TAGS`); null means [].",
     )
     paused: Paused | None = Field(None, description="The call the run is paused on.")
     iteration: PositiveWhole = Field(

@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.cap import ABSENT, CapOutcome, cap_for, cap_result
-from app.errors import FieldError
+from app.errors import ErrorList
 from app.schemas.cap import CapItem, CapRequest, with_cap_rule
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits
 from app.service.reading import raise_if_any, require_object, validate_model
+from app.service.stopping import checkpoint
+
+# Results capped between two looks at the stop check: a result is measured in one pass over its
+# value, and 256 of them in a 32 MiB body take well under a second.
+CHECK_EVERY = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,14 +35,16 @@ class CappedResults:
     truncated: Counter[str]
 
 
-def cap_request(raw: Any) -> CappedResults:
+def cap_request(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> CappedResults:
     """The capped results of a parsed request body."""
-    body = read_cap_request(raw)
+    body = read_cap_request(raw, limits)
     by_tool = body.max_chars_by_tool or {}
     entries: list[dict[str, Any]] = []
     measured: Counter[str] = Counter()
     truncated: Counter[str] = Counter()
-    for item in body.results:
+    for position, item in enumerate(body.results):
+        if position % CHECK_EVERY == 0:
+            checkpoint()
         cap = cap_for(item.tool_name, body.max_chars, by_tool)
         outcome = cap_result(item.tool_name, item.result if item.has_result else ABSENT, cap)
         entries.append(result_entry(item, cap, outcome))
@@ -47,11 +55,12 @@ def cap_request(raw: Any) -> CappedResults:
     return CappedResults(content, measured, truncated)
 
 
-def read_cap_request(raw: Any) -> CapRequest:
-    """The validated request, or one 422 naming every violation."""
+def read_cap_request(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> CapRequest:
+    """The validated request, or one 422 naming the violations (a list over its limit as one
+    error, its items unread)."""
     raw = require_object(raw)
-    errors: list[FieldError] = []
-    body = validate_model(CapRequest, raw, errors)
+    errors = ErrorList()
+    body = validate_model(CapRequest, raw, errors, limits.cap_lists())
     raise_if_any(with_cap_rule(errors))
     assert body is not None
     return body

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.ledger import STANDINGS, Standing, StandingRow
-from app.errors import FieldError, InvalidRequest
+from app.errors import ErrorList, FieldError, InvalidRequest
 
 STANDING_WORDS = ", ".join(f"'{word}'" for word in STANDINGS)
 _STANDING_SET = frozenset(STANDINGS)
@@ -38,7 +38,7 @@ def _read_rows(raw: Any) -> tuple[StandingRow, ...]:
 def checked_rows(raw: list[Any]) -> tuple[StandingRow, ...]:
     """The standing rows of a ledger array, every row checked and every violation named."""
     rows: list[StandingRow] = []
-    errors: list[FieldError] = []
+    errors = ErrorList()
     for index, item in enumerate(raw):
         row_errors: list[FieldError] = []
         row = _read_row(item, row_errors)

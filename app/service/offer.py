@@ -14,15 +14,18 @@ from typing import Any
 from app.core.ledger import StandingRow, fold_ledger
 from app.core.messages import Message
 from app.core.offer import BatchEntry, Offer, offer
-from app.errors import FieldError
+from app.errors import ErrorList
 from app.schemas.offer import OfferRequest
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits, refuse_long_lists
 from app.service.reading import raise_if_any, require_object, validate_model
+from app.service.stopping import checkpoint
 from app.service.transcript import read_ledger_and_transcript
 
 
-def offer_request(raw: Any, max_messages: int) -> Offer:
+def offer_request(raw: Any, max_messages: int, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Offer:
     """The offer for a parsed request body."""
-    body, rows, messages = read_offer_request(raw, max_messages)
+    body, rows, messages = read_offer_request(raw, max_messages, limits)
+    checkpoint()
     return offer(
         messages,
         fold_ledger(rows),
@@ -35,14 +38,16 @@ def offer_request(raw: Any, max_messages: int) -> Offer:
 
 
 def read_offer_request(
-    raw: Any, max_messages: int
+    raw: Any, max_messages: int, limits: ListLimits = DEFAULT_LIST_LIMITS
 ) -> tuple[OfferRequest, tuple[StandingRow, ...], list[Message]]:
-    """The validated request, its standing rows and the core messages, or one 422 with every
-    violation found."""
+    """The validated request, its standing rows and the core messages, or one 422 with the
+    violations found (a list over its limit as one error, its items unread)."""
     raw = require_object(raw)
-    errors: list[FieldError] = []
-    body = validate_model(OfferRequest, raw, errors)
-    rows, transcript = read_ledger_and_transcript(raw, max_messages, errors)
+    errors = ErrorList()
+    checked = refuse_long_lists(raw, limits.offer_lists(), errors)
+    raw = checked.raw
+    body = validate_model(OfferRequest, raw, errors)  # an empty stand-in breaks no rule
+    rows, transcript = read_ledger_and_transcript(raw, max_messages, errors, limits=limits)
     raise_if_any(errors)
     assert body is not None and transcript is not None
     return body, rows or (), transcript.messages

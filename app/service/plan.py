@@ -30,7 +30,9 @@ from app.errors import FieldError, InvalidRequest
 from app.formats.dialect import Removed
 from app.formats.summary_request import messages_key, write_summary_request
 from app.schemas.types import MAX_INT64
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits
 from app.service.plan_input import PlanInput, read_plan_input
+from app.service.stopping import checkpoint
 
 # The core's entry point, `app.core.window.plan_window`, or a function that calls it.
 PlanCore = Callable[..., plan.WindowPlan]
@@ -47,9 +49,18 @@ class PlannedAnswer:
     plan: plan.WindowPlan
 
 
-def plan_request(raw: Any, max_messages: int, core: PlanCore = plan_window) -> PlannedAnswer:
-    """The answer read, planned and written in Python: the reference, and every error's words."""
-    request = read_plan_input(raw, max_messages)
+def plan_request(
+    raw: Any,
+    max_messages: int,
+    core: PlanCore = plan_window,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
+) -> PlannedAnswer:
+    """The answer read, planned and written in Python: the reference, and every error's words.
+
+    Abandoned work (`app.service.stopping`) stops between the steps and while counting tokens,
+    raising `Cancelled`."""
+    request = read_plan_input(raw, max_messages, limits=limits)
+    checkpoint()
     dialect, callers, messages = request.dialect, request.callers, request.messages
 
     def write(
@@ -61,7 +72,11 @@ def plan_request(raw: Any, max_messages: int, core: PlanCore = plan_window) -> P
 
 
 def plan_scanned(
-    received: bytes | bytearray, max_depth: int, max_messages: int, core: PlanCore = plan_window
+    received: bytes | bytearray,
+    max_depth: int,
+    max_messages: int,
+    core: PlanCore = plan_window,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
 ) -> PlannedAnswer:
     """The same answer from the compiled reader's scan of the bytes, its survey and its findings;
     `Unanswered` for anything it does not read plainly (then the Python path answers)."""
@@ -72,9 +87,10 @@ def plan_scanned(
         # build: the Python path answers.
         raise Unanswered
     try:
-        request = read_plan_input(scanned.fields, max_messages, scanned.read_transcript)
+        request = read_plan_input(scanned.fields, max_messages, scanned.read_transcript, limits)
     except InvalidRequest:
         raise Unanswered from None
+    checkpoint()
     # What is read goes as soon as it is read: the parsed fields (a ledger's rows) and, once the
     # plan has it, the survey are not held while the answer is written (memory, decision 0036).
     dialect, callers, messages = request.dialect, scanned.messages, request.messages
@@ -110,11 +126,15 @@ def answered(
     dialect, callers, messages = request.dialect, request.callers, request.messages
     carries_parts = dialect.result_parts_predicate(callers)
     result = core(messages, request.options, survey_of, carries_parts)
+    checkpoint()
     refuse_unwritable_counts(result)
     result = dialect.place_window(callers, messages, result)
     has_non_text_part = dialect.non_text_part_predicate(callers)
     found = diagnose(messages, has_non_text_part, findings_of)
-    return PlannedAnswer(answer_content(request, result, found, write), result)
+    checkpoint()
+    content = answer_content(request, result, found, write)
+    checkpoint()
+    return PlannedAnswer(content, result)
 
 
 def answer_content(

@@ -22,7 +22,7 @@ from app.core.frames import FrameDetection
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.core.tokens import Calibration, Tokenizer
-from app.errors import FieldError
+from app.errors import ErrorList, FieldError
 from app.formats import Callers, Dialect
 from app.formats.summary_request import key_mismatch
 from app.schemas.plan_request import (
@@ -30,8 +30,10 @@ from app.schemas.plan_request import (
     PriorRecord,
     strategy_error_locs,
 )
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits, Path, refuse_long_lists
 from app.service.reading import pydantic_errors, raise_if_any, require_object
-from app.service.transcript import TranscriptReader, read_ledger_and_transcript, read_transcript
+from app.service.stopping import stoppable_counter
+from app.service.transcript import TranscriptReader, read_ledger_and_transcript
 from app.tokenizers import counter
 
 
@@ -55,16 +57,22 @@ class PlanInput:
 
 
 def read_plan_input(
-    raw: Any, max_messages: int, read: TranscriptReader = read_transcript
+    raw: Any,
+    max_messages: int,
+    read: TranscriptReader | None = None,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
 ) -> PlanInput:
-    """The request read, or one InvalidRequest with every violation found.
+    """The request read, or one InvalidRequest with the violations found (a list over its limit
+    as one error, its items unread: `app.service.limits`).
 
-    `read` reads the transcript: `read_transcript`, or the scanned body's reader.
+    `read` reads the transcript: `read_transcript` (None), or the scanned body's reader.
     """
     raw = require_object(raw)
-    errors: list[FieldError] = []
-    body = validate_plan_request(raw, errors)
-    ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors, read)
+    errors = ErrorList()
+    checked = refuse_long_lists(raw, limits.plan_lists(), errors)
+    raw = checked.raw
+    body = validate_plan_request(raw, errors, checked.replaced)
+    ledger, transcript = read_ledger_and_transcript(raw, max_messages, errors, read, limits)
     if (
         body is not None
         and body.strategy.kind == "fit"
@@ -104,14 +112,17 @@ def read_plan_input(
     )
 
 
-def validate_plan_request(raw: dict[str, Any], errors: list[FieldError]) -> PlanRequest | None:
+def validate_plan_request(
+    raw: dict[str, Any], errors: list[FieldError], replaced: Sequence[Path] = ()
+) -> PlanRequest | None:
     """The schema-checked body, or None with its errors appended (located under `body`), each
-    strategy error at the path the API names it by (`strategy_error_locs`)."""
+    strategy error at the path the API names it by (`strategy_error_locs`); none about the
+    stand-in of a list `replaced` for being too long."""
     try:
         return PlanRequest.model_validate(raw)
     except ValidationError as error:
         located = strategy_error_locs(error.errors(include_url=False))
-        errors.extend(pydantic_errors(located, ("body",)))
+        errors.extend(pydantic_errors(located, ("body",), replaced))
         return None
 
 
@@ -162,7 +173,7 @@ def core_options(
         system_text=system_text,
         tokenizer=None
         if body.tokenizer is None
-        else Tokenizer(body.tokenizer, counter(body.tokenizer)),
+        else Tokenizer(body.tokenizer, stoppable_counter(counter(body.tokenizer))),
         calibration=None
         if calibration is None
         else Calibration(calibration.counted, calibration.measured.input_tokens),

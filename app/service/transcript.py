@@ -14,9 +14,10 @@ from typing import Any, Protocol
 
 from app.core.ledger import StandingRow
 from app.core.messages import Message
-from app.errors import FieldError, InvalidRequest
+from app.errors import ErrorList, FieldError, InvalidRequest
 from app.formats import Callers, Dialect, detect_format, dialect_of, system_prompt_problem
 from app.service.ledger import read_ledger
+from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits, message_list_errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,11 @@ class SentMessages(Protocol):
         """The messages as the window is written from them."""
         ...
 
+    def long_lists(self, dialect: Dialect, limits: ListLimits) -> ErrorList:
+        """One error for each message's list over its limit (`app.service.limits`), located
+        under the messages array; asked before `read`, which reads no message when any is."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ParsedMessages:
@@ -67,17 +73,23 @@ class ParsedMessages:
     def callers(self) -> Callers:
         return self.raw
 
+    def long_lists(self, dialect: Dialect, limits: ListLimits) -> ErrorList:
+        return message_list_errors(self.raw, dialect.name, limits)
+
 
 def read_transcript(
     body: dict[str, Any],
     max_messages: int,
     errors: list[FieldError],
     sent: SentMessages | None = None,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
 ) -> ReadTranscript | None:
     """The transcript read, or None with every violation appended to `errors`.
 
     Call it only when `messages` is a list and `format` a known name (the schema checks both).
-    `sent` is the messages as the read path holds them; by default the body's parsed list.
+    `sent` is the messages as the read path holds them; by default the body's parsed list. A
+    message list over its limit (`limits`) is refused with one error each, and then no message is
+    read: its items are never checked.
     """
     if sent is None:
         sent = ParsedMessages(body["messages"])
@@ -101,6 +113,10 @@ def read_transcript(
         if problem is not None and not already_named:
             kind = "system_type" if dialect.has_system_prompt else "system_not_allowed"
             errors.append(FieldError(("body", "system"), problem, kind))
+        too_long = sent.long_lists(dialect, limits)
+        if too_long:
+            errors.extend(too_long.under("body", "messages"))
+            return None
         messages = sent.read(dialect)
     except InvalidRequest as invalid:
         errors.extend(invalid.under("body", "messages").errors)
@@ -108,14 +124,17 @@ def read_transcript(
     return ReadTranscript(dialect, sent.callers(), messages)
 
 
-TranscriptReader = Callable[[dict[str, Any], int, list[FieldError]], ReadTranscript | None]
+TranscriptReader = Callable[
+    [dict[str, Any], int, list[FieldError], ListLimits], ReadTranscript | None
+]
 
 
 def read_ledger_and_transcript(
     raw: dict[str, Any],
     max_messages: int,
     errors: list[FieldError],
-    read: TranscriptReader = read_transcript,
+    read: TranscriptReader | None = None,
+    limits: ListLimits = DEFAULT_LIST_LIMITS,
 ) -> tuple[tuple[StandingRow, ...] | None, ReadTranscript | None]:
     """(the ledger's standing rows, the transcript read) of a request body.
 
@@ -134,5 +153,8 @@ def read_ledger_and_transcript(
     transcript = None
     format_refused = any(error.loc[:2] == ("body", "format") for error in errors)
     if isinstance(raw.get("messages"), list) and not format_refused:
-        transcript = read(raw, max_messages, errors)
+        if read is None:
+            transcript = read_transcript(raw, max_messages, errors, limits=limits)
+        else:
+            transcript = read(raw, max_messages, errors, limits)
     return rows, transcript

@@ -641,3 +641,57 @@ def test_memory_stays_bounded_over_repeated_hostile_requests(service: Service) -
     # the requests grows by far more, and the two bounds above catch what they keep.
     assert peak_three <= peak_one + 2 * MIB, "the peak grows with the number of requests"
     service.assert_still_serving()
+
+
+# Each list with a length limit, per endpoint, and its default limit (docs/rules.md#validation).
+LONG_LISTS: dict[str, dict[Path, int]] = {
+    "plan": {
+        ("frame_tags",): 256,
+        ("prior_records",): 1000,
+        ("ledger",): 100_000,
+        ("summaries",): 16,
+        ("messages", 1, "tool_calls"): 1024,
+    },
+    "cap": {("results",): 10_000},
+    "offer": {("previous_batch",): 10_000, ("ledger",): 100_000},
+    "keep": {("answers",): 10_000, ("kept",): 10_000},
+    "use": {("used",): 10_000, ("kept",): 10_000},
+    "lookup": {("kept",): 10_000},
+}
+
+
+def test_a_list_over_its_limit_is_one_too_long_error_whatever_its_items(service: Service) -> None:
+    @FUZZ
+    @given(st.data(), st.integers(1, 40), ANY_VALUE)
+    def over_long(data: st.DataObject, extra: int, item: Any) -> None:
+        name = data.draw(st.sampled_from(sorted(LONG_LISTS)))
+        field = data.draw(st.sampled_from(sorted(LONG_LISTS[name], key=repr)))
+        path, body, _ = ENDPOINTS[name]
+        if field[0] == "messages":
+            body = planted(body, field[:-1], {"role": "assistant", "content": ""})
+        limit = LONG_LISTS[name][field]
+        problem = assert_refused(
+            service.post(path, orjson.dumps(planted(body, field, [item] * (limit + extra)))), 422
+        )
+        assert [(e["loc"], e["type"]) for e in problem["errors"]] == [
+            (["body", *field], "too_long")
+        ], problem["errors"][:3]
+        assert f"holds {limit + extra} " in problem["errors"][0]["msg"]
+
+    over_long()
+    service.assert_still_serving()
+
+
+def test_many_invalid_items_are_a_bounded_422_with_a_count(service: Service) -> None:
+    @FUZZ
+    @given(st.sampled_from(["plan", "offer"]), st.integers(101, 3000), ANY_VALUE)
+    def many(name: str, count: int, item: Any) -> None:
+        path, body, _ = ENDPOINTS[name]
+        broken = {**body, "format": "native", "messages": [{"role": item}] * count}
+        problem = assert_refused(service.post(path, orjson.dumps(broken)), 422)
+        assert len(problem["errors"]) == 100
+        assert 100 + problem.get("errors_left_out", 0) >= count
+        keys = list(problem)
+        assert keys[keys.index("errors") + 1] == "errors_left_out"
+
+    many()

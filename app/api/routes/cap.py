@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.answers import cap_answer
-from app.api.dependencies import JsonBody, MetricsDep
+from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
 from app.api.examples import answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
@@ -35,5 +35,6 @@ documented_answers(CAP_PATH, answer_examples(CAP_PATH, CAP_EXAMPLES))
     responses=BODY_ERRORS,
     openapi_extra=documented_body(CapRequest, CAP_EXAMPLES),
 )
-async def cap_route(body: JsonBody, metrics: MetricsDep) -> Response:
-    return await body.answer(lambda raw: cap_answer(raw, metrics))
+async def cap_route(body: JsonBody, metrics: MetricsDep, settings: SettingsDep) -> Response:
+    limits = settings.list_limits()
+    return await body.answer(lambda raw: cap_answer(raw, metrics, limits))

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.answers import keep_answer, lookup_answer, use_answer
-from app.api.dependencies import JsonBody
+from app.api.dependencies import JsonBody, SettingsDep
 from app.api.examples import answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
@@ -45,8 +45,9 @@ documented_answers(LOOKUP_PATH, answer_examples(LOOKUP_PATH, LOOKUP_EXAMPLES))
     responses=BODY_ERRORS,
     openapi_extra=documented_body(KeepRequest, KEEP_EXAMPLES),
 )
-async def keep_route(body: JsonBody) -> Response:
-    return await body.answer(keep_answer)
+async def keep_route(body: JsonBody, settings: SettingsDep) -> Response:
+    limits = settings.list_limits()
+    return await body.answer(lambda raw: keep_answer(raw, limits))
 
 
 @router.post(
@@ -60,8 +61,9 @@ async def keep_route(body: JsonBody) -> Response:
     responses=BODY_ERRORS,
     openapi_extra=documented_body(UseRequest, USE_EXAMPLES),
 )
-async def use_route(body: JsonBody) -> Response:
-    return await body.answer(use_answer)
+async def use_route(body: JsonBody, settings: SettingsDep) -> Response:
+    limits = settings.list_limits()
+    return await body.answer(lambda raw: use_answer(raw, limits))
 
 
 @router.post(
@@ -76,5 +78,6 @@ async def use_route(body: JsonBody) -> Response:
     responses=BODY_ERRORS,
     openapi_extra=documented_body(LookupRequest, LOOKUP_EXAMPLES),
 )
-async def lookup_route(body: JsonBody) -> Response:
-    return await body.answer(lookup_answer)
+async def lookup_route(body: JsonBody, settings: SettingsDep) -> Response:
+    limits = settings.list_limits()
+    return await body.answer(lambda raw: lookup_answer(raw, limits))

@@ -33,4 +33,5 @@ documented_answers(OFFER_PATH, answer_examples(OFFER_PATH, OFFER_EXAMPLES))
     openapi_extra=documented_body(OfferRequest, OFFER_EXAMPLES),
 )
 async def offer_route(body: JsonBody, settings: SettingsDep) -> Response:
-    return await body.answer(lambda raw: offer_answer(raw, settings.max_messages))
+    limits = settings.list_limits()
+    return await body.answer(lambda raw: offer_answer(raw, settings.max_messages, limits))

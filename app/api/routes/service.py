@@ -116,6 +116,7 @@ async def info(settings: SettingsDep) -> Response:
                 "large_body_slots": settings.large_body_slots,
                 "body_budget_bytes": settings.body_budget_bytes,
                 "body_budget_wait_seconds": settings.body_budget_wait_seconds,
+                **settings.reported_list_limits(),
             },
             "defaults": OPTION_DEFAULTS,
             "tokenizers": TOKENIZERS,

@@ -44,13 +44,15 @@ async def plan_route(
     body: JsonBody, settings: SettingsDep, metrics: MetricsDep, core: PlanCoreDep
 ) -> Response:
     max_messages = settings.max_messages
+    limits = settings.list_limits()
 
     def answer(raw: Any) -> Response:
-        return plan_answer(raw, max_messages, metrics, core)
+        return plan_answer(raw, max_messages, metrics, core, limits)
 
     if not (settings.compiled_reader and compiled.available()):
         return await body.answer(answer)
     depth = settings.max_json_depth
     return await body.answer(
-        answer, lambda received: scanned_plan_answer(received, depth, max_messages, metrics, core)
+        answer,
+        lambda received: scanned_plan_answer(received, depth, max_messages, metrics, core, limits),
     )

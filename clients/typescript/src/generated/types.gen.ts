@@ -196,7 +196,7 @@ export type CapRequest = {
     /**
      * Results
      *
-     * The results to measure, each independently, in order.
+     * The results to measure, each independently, in order: at most 10,000 by default (`CWP_MAX_LIST_ITEMS`).
      */
     results: Array<CapItem>;
 };
@@ -1078,7 +1078,7 @@ export type PlanRequest = unknown & {
     /**
      * Frame Tags
      *
-     * More element names that make a frame, besides the listed ones (each `[A-Za-z][A-Za-z0-9_.:-]*`); null means [].
+     * More element names that make a frame, besides the listed ones (each `[A-Za-z][A-Za-z0-9_.:-]*`, at most 64 characters; at most 256 names by default, `CWP_MAX_FRAME_TAGS`); null means [].
      */
     frame_tags?: Array<string> | null;
     /**
@@ -1386,9 +1386,15 @@ export type Problem = {
     /**
      * Errors
      *
-     * Every field error found (may be empty).
+     * The field errors found, in the order found: at most 100 (may be empty).
      */
     errors: Array<ProblemItem>;
+    /**
+     * Errors Left Out
+     *
+     * Present only when more than 100 errors were found: how many were left out of `errors` (only counted, never listed).
+     */
+    errors_left_out?: number | null;
     /**
      * Instance
      *

@@ -24,7 +24,8 @@ class CapRequest:
 
     Attributes:
         max_chars (int): The ceiling on ONE result, in characters (Unicode code points). `200.0` and `2e2` mean 200.
-        results (list[CapItem]): The results to measure, each independently, in order.
+        results (list[CapItem]): The results to measure, each independently, in order: at most 10,000 by default
+            (`CWP_MAX_LIST_ITEMS`).
         max_chars_by_tool (CapRequestMaxCharsByToolType0 | None | Unset): Per-tool ceilings overriding `max_chars`
             (exact, case-sensitive tool name); null means {}. Every value follows the rule of `max_chars`.
     """

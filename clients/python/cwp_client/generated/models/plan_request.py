@@ -65,7 +65,8 @@ class PlanRequest:
             framework sentence (`Stop hook feedback:`) or an interruption line (`[Request interrupted by user]`) is never
             the current request, unless `request_text` names it. false turns detection off; null means true. Default: True.
         frame_tags (list[str] | None | Unset): More element names that make a frame, besides the listed ones (each
-            `[A-Za-z][A-Za-z0-9_.:-]*`); null means [].
+            `[A-Za-z][A-Za-z0-9_.:-]*`, at most 64 characters; at most 256 names by default, `CWP_MAX_FRAME_TAGS`); null
+            means [].
         paused (None | Paused | Unset): The call the run is paused on.
         iteration (int | Unset): Written into the drop notice and the record. Default: 1.
         prior_records (list[PriorRecord] | None | Unset): The records this run received from earlier plans, oldest first

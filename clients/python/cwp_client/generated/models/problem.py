@@ -24,8 +24,10 @@ class Problem:
         title (str): A short summary of the kind of problem.
         status (int): The HTTP status code.
         detail (str): What went wrong with this request.
-        errors (list[ProblemItem]): Every field error found (may be empty).
+        errors (list[ProblemItem]): The field errors found, in the order found: at most 100 (may be empty).
         instance (str): The request id (also in the X-Request-ID header).
+        errors_left_out (int | None | Unset): Present only when more than 100 errors were found: how many were left out
+            of `errors` (only counted, never listed).
     """
 
     type_: str
@@ -34,6 +36,7 @@ class Problem:
     detail: str
     errors: list[ProblemItem]
     instance: str
+    errors_left_out: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -54,6 +57,12 @@ class Problem:
 
         instance = self.instance
 
+        errors_left_out: int | None | Unset
+        if isinstance(self.errors_left_out, Unset):
+            errors_left_out = UNSET
+        else:
+            errors_left_out = self.errors_left_out
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -66,6 +75,8 @@ class Problem:
                 "instance": instance,
             }
         )
+        if errors_left_out is not UNSET:
+            field_dict["errors_left_out"] = errors_left_out
 
         return field_dict
 
@@ -91,6 +102,15 @@ class Problem:
 
         instance = d.pop("instance")
 
+        def _parse_errors_left_out(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        errors_left_out = _parse_errors_left_out(d.pop("errors_left_out", UNSET))
+
         problem = cls(
             type_=type_,
             title=title,
@@ -98,6 +118,7 @@ class Problem:
             detail=detail,
             errors=errors,
             instance=instance,
+            errors_left_out=errors_left_out,
         )
 
         problem.additional_properties = d
