@@ -153,9 +153,21 @@ class Settings(BaseSettings):
             list_items=self.max_list_items,
         )
 
-    def reported_list_limits(self) -> dict[str, int]:
-        """The error and list limits as `/v1/info` reports them, the fixed ones included."""
+    def reported_limits(self) -> dict[str, int | float]:
+        """The limits in force as `/v1/info` reports them, the fixed ones included."""
         return {
+            "max_body_bytes": self.max_body_bytes,
+            "max_messages": self.max_messages,
+            "max_json_depth": self.max_json_depth,
+            "request_deadline_seconds": self.request_deadline_seconds,
+            "max_header_bytes": self.max_header_bytes,
+            "read_timeout_seconds": self.read_timeout_seconds,
+            "limit_concurrency": self.limit_concurrency,
+            "inline_body_bytes": self.inline_body_bytes,
+            "large_body_bytes": self.large_body_bytes,
+            "large_body_slots": self.large_body_slots,
+            "body_budget_bytes": self.body_budget_bytes,
+            "body_budget_wait_seconds": self.body_budget_wait_seconds,
             "max_errors": MAX_ERRORS,
             "max_tool_calls": self.max_tool_calls,
             "max_content_parts": self.max_content_parts,
