@@ -38,6 +38,7 @@ def fit_of(strategy: dict[str, Any]) -> Fit:
         strategy.get("target_tokens"),
         strategy.get("reserve_tokens", 0),
         strategy.get("keep_recent_turns", 2),
+        strategy.get("overflow", "cap"),
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from app.core.plan_types import Fit, PlanOptions, PriorRecord, WindowPlan
 from app.core.window import plan_window
+from tests.core.test_fit_examples import fit_of
 from tests.core.window_fixtures import TASK, R, S, U, W, held, new_window, prior_record
 from tests.core.within_limit_examples import (
     L400,
@@ -17,16 +18,6 @@ from tests.core.within_limit_examples import (
     WITHIN_LIMIT_EXAMPLES,
     StagedExample,
 )
-
-
-def fit_of(strategy: dict[str, Any]) -> Fit:
-    return Fit(
-        strategy["max_tokens"],
-        strategy.get("target_tokens"),
-        strategy.get("reserve_tokens", 0),
-        strategy.get("keep_recent_turns", 2),
-        strategy.get("overflow", "cap"),
-    )
 
 
 def plan_of(
