@@ -66,6 +66,7 @@ def transcript_acceptance(ctx: Any, response: Any, case: Any) -> bool | None:
         if error["loc"][:2] != ["body", "messages"]
         and error["loc"] != ["body", "system"]
         and not target_over_budget(case, error)
+        and not summary_through_before_from(case, error)
     ]
     assert errors and not outside, f"a valid request refused on documented fields: {outside}"
     return None
@@ -77,6 +78,24 @@ def target_over_budget(case: Any, error: dict[str, Any]) -> bool:
         error["loc"] == ["body", "strategy", "target_tokens"]
         and isinstance(strategy, dict)
         and strategy.get("target_tokens", 0) > strategy.get("max_tokens", 0)
+    )
+
+
+def summary_through_before_from(case: Any, error: dict[str, Any]) -> bool:
+    """A summary entry whose `through` is before its `from`: a rule between two fields, which
+    the document states in words only."""
+    loc = error["loc"]
+    summaries = case.body.get("summaries") if isinstance(case.body, dict) else None
+    if len(loc) != 4 or loc[:2] != ["body", "summaries"] or loc[3] != "through":
+        return False
+    if not isinstance(summaries, list) or not isinstance(loc[2], int) or loc[2] >= len(summaries):
+        return False
+    entry = summaries[loc[2]]
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("from"), int)
+        and isinstance(entry.get("through"), int)
+        and entry["through"] < entry["from"]
     )
 
 

@@ -330,7 +330,7 @@ def test_the_cases_cover_what_they_claim() -> None:
 
     # A check of the generator, not of the service: its rarest cases need about five times the
     # ci profile's examples, derandomized so that every profile draws the same ones.
-    @scaled(5, profile="ci", derandomize=True)
+    @scaled(10, profile="ci", derandomize=True)
     @given(shaping_cases())
     def collect(case: Case) -> None:
         messages, options = case

@@ -121,38 +121,58 @@ def key_of(item: Item) -> str:
     return json.dumps(item, sort_keys=True, separators=(",", ":"))
 
 
-def reasoning_groups(items: list[Item]) -> list[tuple[Item, list[Item]]]:
-    """Each reasoning item with the items of its run that follow it, up to the next reasoning
-    item: what that reasoning produced."""
-    groups: list[tuple[Item, list[Item]]] = []
-    current: tuple[Item, list[Item]] | None = None
-    for item in items:
+def reasoning_groups(items: list[Item]) -> list[tuple[int, list[int]]]:
+    """Each reasoning item's position with the positions of the items of its run that follow it,
+    up to the next reasoning item: what that reasoning produced."""
+    groups: list[tuple[int, list[int]]] = []
+    current: tuple[int, list[int]] | None = None
+    for position, item in enumerate(items):
         if not is_run_item(item):
             current = None
         elif item_type(item) == "reasoning":
-            current = (item, [])
+            current = (position, [])
             groups.append(current)
         elif current is not None:
-            current[1].append(item)
+            current[1].append(position)
     return groups
+
+
+def kept_positions(sent: list[Item], window: list[Item]) -> set[int]:
+    """The positions in `sent` of the items the window kept. A window keeps items verbatim and in
+    order, so each is matched to the next equal item of `sent` after the one matched before it
+    (two equal items of `sent`, such as two assistant messages saying the same words, are told
+    apart by their places); an item of the service's own (a notice, a shaped output) matches
+    none."""
+    keys = [key_of(item) for item in sent]
+    kept: set[int] = set()
+    start = 0
+    for item in window:
+        key = key_of(item)
+        for position in range(start, len(keys)):
+            if keys[position] == key:
+                kept.add(position)
+                start = position + 1
+                break
+    return kept
 
 
 def reasoning_violations(sent: list[Item], window: list[Item]) -> list[str]:
     """A reasoning item and what it produced are kept together or leave together."""
-    kept = {key_of(item) for item in window}
+    kept = kept_positions(sent, window)
     problems: list[str] = []
     for reasoning, produced in reasoning_groups(sent):
-        has_reasoning = key_of(reasoning) in kept
-        for item in produced:
-            if key_of(item) in kept and not has_reasoning:
+        has_reasoning = reasoning in kept
+        for position in produced:
+            item = sent[position]
+            if position in kept and not has_reasoning:
                 problems.append(
                     f"Item {describe(item)} was provided without its required 'reasoning' item: "
-                    f"{reasoning.get('id')!r}"
+                    f"{sent[reasoning].get('id')!r}"
                 )
-            elif has_reasoning and key_of(item) not in kept:
+            elif has_reasoning and position not in kept:
                 problems.append(
-                    f"reasoning item {reasoning.get('id')!r} was kept without {describe(item)}, "
-                    "which followed it"
+                    f"reasoning item {sent[reasoning].get('id')!r} was kept without "
+                    f"{describe(item)}, which followed it"
                 )
     return problems
 
