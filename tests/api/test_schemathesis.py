@@ -91,10 +91,11 @@ def summary_through_before_from(case: Any, error: dict[str, Any]) -> bool:
     if not isinstance(summaries, list) or not isinstance(loc[2], int) or loc[2] >= len(summaries):
         return False
     entry = summaries[loc[2]]
+    numbers = (int, float)  # an integral number written with a fraction counts as an integer
     return (
         isinstance(entry, dict)
-        and isinstance(entry.get("from"), int)
-        and isinstance(entry.get("through"), int)
+        and isinstance(entry.get("from"), numbers)
+        and isinstance(entry.get("through"), numbers)
         and entry["through"] < entry["from"]
     )
 
