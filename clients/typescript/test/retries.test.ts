@@ -69,13 +69,15 @@ describe('retries against live services', () => {
     [healthy, overloaded] = await Promise.all([
       // A deadline no loaded test machine reaches with the large transcript: only the overloaded
       // replica answers 503.
-      startPlanner({ CWP_REQUEST_DEADLINE_SECONDS: '120' }),
+      // (The graceful shutdown must cover the read timeout and the deadline, or it refuses to start.)
+      startPlanner({ CWP_REQUEST_DEADLINE_SECONDS: '120', CWP_GRACEFUL_SHUTDOWN_SECONDS: '130' }),
       // Every body goes to a worker thread under a deadline of one millisecond.
       startPlanner({ CWP_REQUEST_DEADLINE_SECONDS: '0.001', CWP_INLINE_BODY_BYTES: '0' }),
     ]);
   });
   after(async () => {
-    await Promise.all([healthy.stop(), overloaded.stop()]);
+    // Either may be missing when the other failed to start; the one that started still stops.
+    await Promise.all([healthy?.stop(), overloaded?.stop()]);
   });
 
   it('gives up on a 503 after the last attempt, with the problem the service sent', async () => {
@@ -171,6 +173,7 @@ describe('retries against live services', () => {
     const limited = await startPlanner({
       CWP_LIMIT_CONCURRENCY: String(limit),
       CWP_READ_TIMEOUT_SECONDS: '60',
+      CWP_GRACEFUL_SHUTDOWN_SECONDS: '70',
     });
     const holders: Socket[] = [];
     try {
