@@ -396,7 +396,9 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
         assert goal is not None and tokens is not None
         holding = held_cut(planning, goal, tokens, context, choice, candidate_count, drop_span)
         if holding is not None:
-            return held_decision(planning, held, choice, keep_refusals, context, *holding)
+            return held_decision(
+                planning, held, choice, candidate_count, keep_refusals, context, *holding
+            )
     drop = None
     if first is not None and last is not None:
         drop = strategy.drop(planning, first, last, drop_span)
@@ -441,6 +443,7 @@ def held_decision(
     planning: Planning,
     held: list[HeldBy | None],
     choice: SpanChoice,
+    candidate_count: int,
     keep_refusals: Sequence[Refusal],
     context: RefusalContext,
     drop: Drop,
@@ -456,7 +459,7 @@ def held_decision(
         held[index] = "within-budget"
     taken = removal.turn_set()
     rows: list[Refusal] = []
-    for turn in stage_one_turns(choice, len(held) - len(keep_refusals)):
+    for turn in stage_one_turns(choice, candidate_count):
         if turn > through:
             held[turn] = "within-budget"
         elif turn in taken:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -126,7 +126,7 @@ SWAGGER_PAGE, SWAGGER_HEADERS = swagger_page("Context Window Planner — API", A
 
 
 @router.get("/docs", include_in_schema=False)
-async def swagger_ui(request: Request) -> HTMLResponse:
+async def swagger_ui() -> HTMLResponse:
     return HTMLResponse(SWAGGER_PAGE, headers=SWAGGER_HEADERS)
 
 
