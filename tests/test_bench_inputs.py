@@ -102,12 +102,21 @@ def test_a_transcript_never_holds_more_messages_than_asked():
 def test_the_cache_run_sends_clear_beside_the_strategy():
     from bench.cache import run
 
-    fit = run("fit", {"kind": "fit", "max_tokens": 6_000}, 60, 11, "full-history")
+    fit = run("fit", {"kind": "fit", "max_tokens": 24_000}, 200, 11, "full-history")
     cleared = run(
-        "fit + clear", {"kind": "fit", "max_tokens": 6_000}, 60, 11, "full-history", {"clear": {}}
+        "fit + clear",
+        {"kind": "fit", "max_tokens": 24_000},
+        200,
+        11,
+        "full-history",
+        {"clear": {}},
     )
-    # Old results go as placeholders before turns are removed: fewer tokens, fewer cuts.
-    assert cleared.largest <= 6_000 and cleared.sent < fit.sent and cleared.cuts <= fit.cuts
+    # Old results go as placeholders before turns are removed, and the boundary is held with the
+    # cut (docs/rules.md#holding-the-boundary): fewer tokens sent and billed, fewer cuts, and at
+    # most half as many misses again as `fit` alone.
+    assert cleared.largest <= 24_000 and cleared.cuts <= fit.cuts
+    assert cleared.sent < fit.sent and cleared.billed < fit.billed
+    assert cleared.misses <= 1.5 * fit.misses
 
 
 def test_the_cache_run_answers_summary_requests_and_bills_them():

@@ -23,9 +23,11 @@ from app.core.frames import FrameDetection
 from app.core.messages import Message
 from app.core.turns import Segment, turn_index_of
 
-# How each text the service writes into a window begins: a drop notice, a summary, and the text
-# that replaces an image (`app.core.images.IMAGE_REMOVED_TEXT`).
-SERVICE_FRAMES = ("[dropped history", "[compacted history", "[image removed")
+# How the texts the service writes in place of a cut begin: a drop notice and a summary.
+CUT_FRAMES = ("[dropped history", "[compacted history")
+# How each text the service writes into a window begins: a cut's, and the text that replaces an
+# image (`app.core.images.IMAGE_REMOVED_TEXT`).
+SERVICE_FRAMES = (*CUT_FRAMES, "[image removed")
 
 
 def could_be_said_by_a_person(message: Message) -> bool:

@@ -41,6 +41,10 @@ DEFAULT_CLEAR_KEEP_LAST = 3
 DEFAULT_CLEAR_STEP = 8
 DEFAULT_CLEAR_EXCLUDE_TOOLS: tuple[str, ...] = ()
 DEFAULT_CLEAR_TRIGGER_TOKENS = None  # under `fit`: when over `max_tokens`; otherwise: always
+# Images and the model's reasoning at or before the boundary stay unless asked for
+# (docs/rules.md#images-and-thinking).
+DEFAULT_CLEAR_IMAGES = False
+DEFAULT_CLEAR_THINKING = False
 # Summaries (docs/rules.md#summaries): a span under this many tokens is not worth a model call; an
 # agent carries at most this many summaries; and the instruction a summary request ends with.
 DEFAULT_SUMMARY_MIN_SPAN_TOKENS = 1_000
@@ -93,6 +97,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
             "step": DEFAULT_CLEAR_STEP,
             "exclude_tools": list(DEFAULT_CLEAR_EXCLUDE_TOOLS),
             "trigger_tokens": DEFAULT_CLEAR_TRIGGER_TOKENS,
+            "images": DEFAULT_CLEAR_IMAGES,
+            "thinking": DEFAULT_CLEAR_THINKING,
         },
         # Off; `summarize_defaults` is what `{}` turns on.
         "summarize": None,

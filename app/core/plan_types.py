@@ -22,8 +22,10 @@ from typing import Any, Final, Generic, Literal, NotRequired, TypedDict, TypeVar
 from app.core.collapse import CollapseMode
 from app.core.defaults import (
     DEFAULT_CLEAR_EXCLUDE_TOOLS,
+    DEFAULT_CLEAR_IMAGES,
     DEFAULT_CLEAR_KEEP_LAST,
     DEFAULT_CLEAR_STEP,
+    DEFAULT_CLEAR_THINKING,
     DEFAULT_CLEAR_TRIGGER_TOKENS,
     DEFAULT_FRAME_DETECTION,
     DEFAULT_ITERATION,
@@ -60,7 +62,7 @@ RefusalReason = Literal[
 HeldBy = RefusalReason | Literal["not-reached", "within-budget"]
 Fate = Literal["kept", "evicted"]
 Rung = Literal["rich", "plain", "summary"]
-ShapeAction = Literal["collapsed", "cleared", "capped", "image-cleared"]
+ShapeAction = Literal["collapsed", "cleared", "capped", "image-cleared", "thinking-cleared"]
 
 
 # --- inputs ---------------------------------------------------------------------------------------
@@ -91,12 +93,16 @@ class CapOption:
 class ClearOption:
     """The plan's `clear` (docs/rules.md#clear): read results older than the newest `keep_last`
     become a placeholder, the boundary moving by `step` read results at a time; `exclude_tools`
-    are never cleared; with `trigger_tokens`, only when the total before clearing is over it."""
+    are never cleared; with `trigger_tokens`, only when the total before clearing is over it;
+    `images` and `thinking` clear the images and the model's reasoning at the same boundary
+    (docs/rules.md#images-and-thinking)."""
 
     keep_last: int = DEFAULT_CLEAR_KEEP_LAST
     step: int = DEFAULT_CLEAR_STEP
     exclude_tools: frozenset[str] = frozenset(DEFAULT_CLEAR_EXCLUDE_TOOLS)
     trigger_tokens: int | None = DEFAULT_CLEAR_TRIGGER_TOKENS
+    images: bool = DEFAULT_CLEAR_IMAGES
+    thinking: bool = DEFAULT_CLEAR_THINKING
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +143,13 @@ class SummaryEntry:
 class PriorRecord:
     """What is read back from a record this service returned earlier: the stand-down reads the
     count removed and the refusals' reasons, the `fit` strategy's held cut the count and the
-    strategy (None when the record's `strategy` is not a string: it then holds no cut)."""
+    strategy (None when the record's `strategy` is not a string: it then holds no cut), and its
+    clear boundary `cleared_results` (None when the record has none: it holds no boundary)."""
 
     removed_message_count: int
     refusal_reasons: tuple[str, ...]
     strategy: str | None = None
+    cleared_results: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,9 +298,12 @@ class Stats:
 
 @dataclass(frozen=True, slots=True)
 class ShapedResult:
-    """One result whose text shaping replaced, or one message whose images were replaced (action
+    """One result whose text shaping replaced, one message whose images were replaced (action
     `image-cleared`: `tool_call_id` None, `images` of them, each now the text
-    `app.core.images.IMAGE_REMOVED_TEXT`): where it is (core index), how, and its sizes."""
+    `app.core.images.IMAGE_REMOVED_TEXT`), or one caller message or item whose reasoning left
+    (`thinking-cleared`: `chars_before` the visible reasoning text removed): where it is (core
+    index; `caller`, the caller index, when it is not the core message's own, as a Responses
+    reasoning item inside its run), how, and its sizes."""
 
     index: int
     tool_call_id: str | None
@@ -302,6 +313,7 @@ class ShapedResult:
     chars_after: int
     content: str
     images: int = 0
+    caller: int | None = None
 
 
 @dataclass(frozen=True)
@@ -351,21 +363,40 @@ def answered_pins(pins: Pins) -> Pins | dict[str, Any]:
 
 @dataclass(frozen=True)
 class Record:
-    """What an engaged plan files; the caller sends it back in `prior_records`."""
+    """What an engaged plan files (and, under `fit` with clear applied, any plan: the clear-only
+    record); the caller sends it back in `prior_records`. `cleared_results` is the clear
+    boundary's position among the read results when the request has `clear` on (0: none), None
+    otherwise, when the answer leaves the key out."""
 
     strategy: StrategyKind
     iteration: int
     removed_message_count: int
     refusals: tuple[Refusal, ...]
     pins: Pins
+    cleared_results: int | None = None
 
 
 def answered_record(record: Record | None) -> Record | dict[str, Any] | None:
-    """The record as the answer writes it: its pins as `answered_pins` writes them."""
+    """The record as the answer writes it: its pins as `answered_pins` writes them, and
+    `cleared_results` only when the request has `clear` on."""
     if record is None:
         return None
     pins = answered_pins(record.pins)
-    return record if pins is record.pins else {**vars(record), "pins": pins}
+    if pins is record.pins and record.cleared_results is not None:
+        return record
+    written = {**vars(record), "pins": pins}
+    if record.cleared_results is None:
+        del written["cleared_results"]
+    return written
+
+
+def answered_budget(budget: Budget) -> Budget | dict[str, Any]:
+    """The budget as the answer writes it: `clear_held` only when the request has `clear` on."""
+    if budget.clear_held is not None:
+        return budget
+    written = dict(vars(budget))
+    del written["clear_held"]
+    return written
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,8 +54,10 @@ def sent_figures(shaping: Shaping, tokens: TranscriptTokens | None) -> SentFigur
     chars = sum(len(message.content) for message in sent)
     if tokens is None:
         return SentFigures(chars, None)
-    replaced = [sent[result.index] for result in shaping.results]
-    now = sum(tokens.scaled[result.index] for result in shaping.results)
+    # A reasoning's removal changes no count (reasoning counts nothing: docs/rules.md#tokens).
+    results = [result for result in shaping.results if result.action != "thinking-cleared"]
+    replaced = [sent[result.index] for result in results]
+    now = sum(tokens.scaled[result.index] for result in results)
     return SentFigures(chars, tokens.total - now + tokens.messages_scaled(replaced))
 
 
@@ -254,7 +256,9 @@ def shaped_entries(
     notice: bool,
 ) -> tuple[ShapedEntry, ...]:
     """Each shaped result with its caller index and its position in the new window (None when
-    it left); the image replacements of one caller message are one entry, after its results'."""
+    it left); the image replacements of one caller message are one entry, after its results',
+    and so is its reasoning's removal, last (one per item when the result names its own caller
+    index inside its core message: a Responses reasoning item, placed at its own position)."""
     callers, spans = transcript.callers, transcript.survey.span_ends
     places: dict[int, int] = {}
     wanted = {result.index for result in shaped}
@@ -274,6 +278,9 @@ def shaped_entries(
     entries: list[ShapedEntry] = []
     for result in shaped:
         caller = callers[result.index]
+        if result.action == "thinking-cleared":
+            entries.append(thinking_entry(result, caller, places.get(result.index), entries))
+            continue
         if result.action != "image-cleared":
             entries.append(
                 ShapedEntry(
@@ -306,6 +313,22 @@ def shaped_entries(
                 )
             )
     return tuple(entries)
+
+
+def thinking_entry(
+    result: ShapedResult, caller: int, place: int | None, entries: list[ShapedEntry]
+) -> ShapedEntry:
+    """The entry of a reasoning's removal, merged into the last entry when that one is the same
+    caller message's (popped from `entries`)."""
+    own = caller if result.caller is None else result.caller
+    if place is not None:
+        place += own - caller
+    last = entries[-1] if entries else None
+    chars = result.chars_before
+    if last is not None and last.action == "thinking-cleared" and last.message_index == own:
+        entries.pop()
+        chars += last.chars_before
+    return ShapedEntry(own, place, None, "thinking-cleared", chars, 0)
 
 
 def dropped_standings(

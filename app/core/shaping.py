@@ -30,10 +30,15 @@ import orjson
 from app.core.cap import is_truncated, marker_for
 from app.core.clear import is_placeholder
 from app.core.collapse import COLLAPSING, CollapseMode, collapsing_row, is_ticket, ticket_for
+from app.core.images import IMAGE_REMOVED_TEXT
 from app.core.ledger import StandingRow
 from app.core.messages import Message
 from app.core.names import first_call_names, name_of
 from app.core.plan_types import CapOption, ShapeAction, ShapedResult
+
+# A caller message's entries in `shaped`: its results (core order), then its image replacements,
+# then its reasoning's removal (docs/rules.md#images-and-thinking).
+ACTION_RANK: dict[ShapeAction, int] = {"image-cleared": 1, "thinking-cleared": 2}
 
 # The tool name a marker gives a result no name can be recovered for.
 UNNAMED_TOOL = "the tool"
@@ -164,3 +169,47 @@ def as_text(message: Message, text: str) -> Message:
     """A result written as `text` alone: its images, documents and other parts go with the text
     it had."""
     return message._replace(content=text, images=(), extra_texts=(), extra_tokens=0)
+
+
+def without_images(message: Message) -> tuple[Message, int]:
+    """`message` with every image that may be replaced (not `Image.required`) counted as the text
+    `IMAGE_REMOVED_TEXT` instead, and how many there were (docs/rules.md#images-and-thinking)."""
+    kept = tuple(image for image in message.images if image.required)
+    count = len(message.images) - len(kept)
+    if not count:
+        return message, 0
+    return message._replace(
+        content=message.content + IMAGE_REMOVED_TEXT * count, images=kept
+    ), count
+
+
+def images_entry(index: int, count: int) -> ShapedResult:
+    """The report of `count` images of core message `index` replaced by a text."""
+    return ShapedResult(
+        index=index,
+        tool_call_id=None,
+        tool_name=None,
+        action="image-cleared",
+        chars_before=0,
+        chars_after=count * len(IMAGE_REMOVED_TEXT),
+        content="",
+        images=count,
+    )
+
+
+def in_report_order(
+    results: Sequence[ShapedResult], caller_of: Sequence[int]
+) -> tuple[ShapedResult, ...]:
+    """`results` in the order `shaped` reports them: by caller message (`caller_of`: core index →
+    caller index, unless the result names its own), its results in core order, then its image
+    replacements, then its reasoning's removal."""
+    return tuple(
+        sorted(
+            results,
+            key=lambda result: (
+                caller_of[result.index] if result.caller is None else result.caller,
+                ACTION_RANK.get(result.action, 0),
+                result.index,
+            ),
+        )
+    )

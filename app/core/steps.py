@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from app.core.counting import TranscriptTokens
 from app.core.messages import Message
 from app.core.plan_types import HeldBy, PlanOptions, Refusal, Rung, ShapedResult
+from app.core.strategies.base import ClearState
 from app.core.strategies.fit import BudgetSpan, FitGoal, Stage
 from app.core.transcript import Transcript
 
@@ -42,6 +43,8 @@ class Shaping:
     results: tuple[ShapedResult, ...]
     # With `clear` applied: the total before clearing (`FitGoal.unmasked_total`).
     unmasked_total: int | None = None
+    # With `clear` on in the request: what it did (the record's `cleared_results`, the held state).
+    clear: ClearState | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from app.core.clear import cleared_results
+from app.core.clear import (
+    ReasoningOf,
+    boundary_at,
+    boundary_count,
+    held_boundary,
+    images_at,
+    read_results,
+    reasoning_at,
+)
 from app.core.counting import TranscriptTokens, messages_tokens
 from app.core.current_request import current_request_index, search_start
 from app.core.ledger import fold_ledger
@@ -43,6 +51,7 @@ from app.core.plan_types import (
     PriorRecord,
     Record,
     Refusal,
+    ShapedResult,
     SlidingWindow,
     Stats,
     TokenBudget,
@@ -68,10 +77,10 @@ from app.core.report import (
     stats_of,
     with_pin_tokens,
 )
-from app.core.shaping import shape
+from app.core.shaping import images_entry, in_report_order, shape, without_images
 from app.core.span import drop_span, dropped_tool_names, notice_of
 from app.core.steps import Decision, Drop, Planning, Removal, Shaping
-from app.core.strategies import FitGoal
+from app.core.strategies import CLEAR_NOT_APPLIED, ClearState, FitGoal
 from app.core.summary_plan import summary_outcome
 from app.core.tokens import ESTIMATE, calibration_scale, scaled, text_message_tokens
 from app.core.transcript import SurveyOf, Transcript
@@ -105,25 +114,35 @@ def carries_no_parts(message: Message) -> bool:
     return False
 
 
+def no_reasoning(message: Message) -> Sequence[tuple[int, int]]:
+    return ()
+
+
 def plan_window(
     messages: Sequence[Message],
     options: PlanOptions | None = None,
     survey_of: SurveyOf = survey,
     carries_parts: Callable[[Message], bool] = carries_no_parts,
+    reasoning_of: ReasoningOf = no_reasoning,
 ) -> WindowPlan:
     """Plan the window for one request (see the module docstring).
 
     With `collapse`, `cap` or `clear` on, the transcript is shaped first (`app.core.shaping`) and
     planned as shaped: every character and token figure counts what the wire will carry. `clear`
-    applies (docs/rules.md#clear) on the total of the transcript shaped without it, and its
-    results are chosen by `app.core.clear`. `survey_of` surveys the transcript planned
-    (`app.core.turns.survey` unless a faster equal one is given); `carries_parts` tells whether a
-    result carries an image or another non-text part (the caller's format knows; none by default).
+    applies (docs/rules.md#clear) on the total of the transcript shaped without it; its boundary
+    is the last record's, held with its cut, when the strategy holds them and that window fits
+    (docs/rules.md#holding-the-boundary), else the step rule's. `survey_of` surveys the
+    transcript planned (`app.core.turns.survey` unless a faster equal one is given);
+    `carries_parts` tells whether a result carries an image or another non-text part, and
+    `reasoning_of` which reasoning an assistant message holds that may leave (the caller's format
+    knows; none by default).
     """
     options = PlanOptions() if options is None else options
     fold = None if options.ledger is None else fold_ledger(options.ledger)
     if options.collapse is None and options.cap is None and options.clear is None:
-        return plan_transcript(messages, options, fold, None, survey_of)
+        planned = plan_transcript(messages, options, fold, None, survey_of)
+        assert planned is not None  # only a held clear state may give no plan
+        return planned
     shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
     clear, unmasked_total = options.clear, None
     if clear is not None:
@@ -132,22 +151,101 @@ def plan_window(
         if clear.trigger_tokens is not None or options.strategy.weighs_tokens:
             unmasked_total = unshaped_total(shaped_messages, options)
         if clear_applies(options, unmasked_total):
-            cleared = cleared_results(
-                messages,
-                clear,
-                fold,
-                options.keep_last_tool_results > 0,
-                first_call_names(messages),
-                carries_parts,
-            )
-            if cleared:
-                shaped_messages, shaped = shape(
-                    messages, fold, options.collapse, options.cap, cleared
-                )
-        else:
-            unmasked_total = None
-    shaping = Shaping(messages, shaped, unmasked_total)
-    return plan_transcript(shaped_messages, options, fold, shaping, survey_of)
+            clearing = Clearing(messages, options, fold, carries_parts, reasoning_of, survey_of)
+            fresh = boundary_count(len(clearing.read), clear)
+            strategy = options.strategy
+            hold = None
+            if strategy.holds_clear:
+                hold = held_boundary(messages, fresh, options.prior_records, strategy.kind)
+            if hold is not None:
+                count, cut = hold
+                held = ClearState(True, count, True, cut)
+                cleared, shaping = clearing.at(count, unmasked_total, held)
+                planned = plan_transcript(cleared, options, fold, shaping, survey_of)
+                if planned is not None:
+                    return planned
+            state = ClearState(True, fresh)
+            cleared, shaping = clearing.at(fresh, unmasked_total, state)
+            planned = plan_transcript(cleared, options, fold, shaping, survey_of)
+            assert planned is not None
+            return planned
+    not_applied = None if clear is None else CLEAR_NOT_APPLIED
+    planned = plan_transcript(
+        shaped_messages, options, fold, Shaping(messages, shaped, None, not_applied), survey_of
+    )
+    assert planned is not None
+    return planned
+
+
+class Clearing:
+    """The transcript shaped with clear at a boundary: the other shaping rules first, then the
+    results at or before the boundary as placeholders, then (when asked) the images and the
+    reasoning there (docs/rules.md#clear)."""
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        options: PlanOptions,
+        fold: LedgerFold | None,
+        carries_parts: Callable[[Message], bool],
+        reasoning_of: ReasoningOf,
+        survey_of: SurveyOf,
+    ) -> None:
+        self.messages, self.options, self.fold = messages, options, fold
+        self.carries_parts, self.reasoning_of, self.survey_of = (
+            carries_parts,
+            reasoning_of,
+            survey_of,
+        )
+        self.read = read_results(messages)
+        self.call_names = first_call_names(messages)
+
+    def request(self) -> int | None:
+        """The current request's core index in the transcript as sent (its images stay)."""
+        options, messages = self.options, self.messages
+        start = 0
+        if options.provider_reads_from is not None:
+            segments = Transcript.of(messages, self.survey_of).segments
+            start = search_start(segments, options.provider_reads_from)
+        return current_request_index(
+            messages, options.request_text, frames=options.frames, start=start
+        )
+
+    def at(
+        self, count: int, unmasked_total: int | None, state: ClearState
+    ) -> tuple[Sequence[Message], Shaping]:
+        """The transcript shaped with the boundary at the `count`-th read result, and what was
+        shaped."""
+        options, messages = self.options, self.messages
+        clear = options.clear
+        assert clear is not None
+        boundary = boundary_at(
+            messages,
+            count,
+            clear,
+            self.fold,
+            options.keep_last_tool_results > 0,
+            self.call_names,
+            self.carries_parts,
+        )
+        shaped_messages, shaped = shape(
+            messages, self.fold, options.collapse, options.cap, boundary.cleared
+        )
+        extra: list[ShapedResult] = []
+        if clear.images and boundary.index is not None:
+            shaped_messages = list(shaped_messages)
+            for index in images_at(shaped_messages, boundary, self.request()):
+                shaped_messages[index], replaced = without_images(shaped_messages[index])
+                extra.append(images_entry(index, replaced))
+        if clear.thinking:
+            extra += reasoning_at(messages, boundary, self.reasoning_of)
+        if extra:
+            caller_of = [
+                index if message.source is None else message.source
+                for index, message in enumerate(messages)
+            ]
+            shaped = in_report_order((*shaped, *extra), caller_of)
+        return shaped_messages, Shaping(messages, shaped, unmasked_total, state)
 
 
 def clear_applies(options: PlanOptions, total: int | None) -> bool:
@@ -174,16 +272,18 @@ def unshaped_total(messages: Sequence[Message], options: PlanOptions) -> int:
 
 
 def count_tokens(
-    transcript: Transcript, options: PlanOptions, unmasked_total: int | None = None
+    transcript: Transcript, options: PlanOptions, shaping: Shaping | None = None
 ) -> tuple[TranscriptTokens | None, FitGoal | None]:
     """The transcript's tokens when a tokenizer is in use (a strategy that weighs tokens counts
     with `estimate` when none is named), and what the strategy aims at (`fit`'s goal)."""
+    unmasked_total = None if shaping is None else shaping.unmasked_total
+    clear = None if shaping is None else shaping.clear
     tokens = transcript_tokens(transcript, options)
     if tokens is None:
         return None, None
     strategy = options.strategy
     total = (tokens.system or 0) + tokens.total + strategy.reserve_tokens
-    return tokens, strategy.goal(total, options.prior_records, unmasked_total)
+    return tokens, strategy.goal(total, options.prior_records, unmasked_total, clear)
 
 
 def transcript_tokens(transcript: Transcript, options: PlanOptions) -> TranscriptTokens | None:
@@ -210,8 +310,10 @@ def plan_transcript(
     fold: LedgerFold | None,
     shaping: Shaping | None,
     survey_of: SurveyOf = survey,
-) -> WindowPlan:
-    """The plan of a transcript as it will be sent: the shaped one when `shaping` is not None."""
+) -> WindowPlan | None:
+    """The plan of a transcript as it will be sent: the shaped one when `shaping` is not None.
+    None only for the held clear state whose window does not fit (docs/rules.md#holding-the-
+    boundary): over `max_tokens`, or its cut not found or refused by the ladder."""
     strategy = options.strategy
     transcript = Transcript.of(messages, survey_of)
     turn_count = len(transcript.segments)
@@ -220,15 +322,20 @@ def plan_transcript(
         messages, options.request_text, frames=options.frames, start=start
     )
     current_request, request_turn = current_request_of(transcript, request)
-    tokens, goal = count_tokens(
-        transcript, options, None if shaping is None else shaping.unmasked_total
-    )
+    tokens, goal = count_tokens(transcript, options, shaping)
     planning = Planning(transcript, options, request_turn, tokens, goal, request)
     shaped = None if shaping is None else shaping.results
     sent = None if shaping is None else sent_figures(shaping, tokens)
 
+    clear = None if shaping is None else shaping.clear
     if not strategy.engages(turn_count, goal):
+        if goal is not None and goal.holding and goal.total_before > goal.max_tokens:
+            return None
         stats = stats_of(planning, None, None, (0, 0), sent)
+        record = None
+        if clear is not None and clear.applied and strategy.holds_clear:
+            # The clear-only record: a plan that blocked nothing, whose boundary the next holds.
+            record = Record(strategy.kind, options.iteration, 0, (), NO_PINS, clear.count)
         return WindowPlan(
             engaged=False,
             current_request=current_request,
@@ -244,7 +351,7 @@ def plan_transcript(
             dropped_tool_names=(),
             dropped_standings=None if options.ledger is None else (),
             shaped=None if shaped is None else shaped_entries(transcript, shaped, (), False),
-            record=None,
+            record=record,
             strategy=strategy.kind,
             removed=(),
             shaped_results=() if shaped is None else shaped,
@@ -256,6 +363,8 @@ def plan_transcript(
     after = start - 1 if request is None else request
     pin_plan = plan_pins(transcript, fold, after, candidate_count, options)
     decision = decide(planning, candidate_count, pin_plan)
+    if decision is None:
+        return None
     if decision.messages is not None:
         # The stages capped results or replaced images: every figure counts the texts sent.
         shaping = restaged(shaping, messages, decision, transcript.callers)
@@ -309,7 +418,12 @@ def plan_transcript(
         if shaped is None
         else shaped_entries(transcript, shaped, ranges, notice is not None),
         record=Record(
-            strategy.kind, options.iteration, stats.removed_message_count, decision.refusals, pins
+            strategy.kind,
+            options.iteration,
+            stats.removed_message_count,
+            decision.refusals,
+            pins,
+            None if clear is None else clear.count,
         ),
         strategy=strategy.kind,
         removed=ranges,
@@ -341,19 +455,16 @@ def restaged(
     by caller message, its results in core order, then its image replacements."""
     if shaping is None:
         shaping = Shaping(sent, ())
-    results = sorted(
-        (*shaping.results, *decision.shaped),
-        key=lambda result: (callers[result.index], result.action == "image-cleared", result.index),
-    )
-    return replace(shaping, results=tuple(results))
+    return replace(shaping, results=in_report_order((*shaping.results, *decision.shaped), callers))
 
 
-def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decision:
+def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decision | None:
     """Run the refusal engine over the candidates and drop what the strategy takes of the span
     it chooses, if it may leave.
 
     A strategy may take less than the whole span (`fit` shortens it to what the budget needs, or
     to the previous cut when it is held); the turns of the span it then keeps are `within-budget`.
+    None when the goal is the held clear state and its cut cannot be held.
     """
     transcript, paused = planning.transcript, planning.options.paused
     messages, segments, turn_starts = (
@@ -369,6 +480,7 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
     # A strategy that fits a token limit holds its cut over several spans and, when the span
     # leaves the window over its target, goes on (docs/rules.md#within-the-limit).
     fits = strategy.overflow is not None and goal is not None and tokens is not None
+    holding = fits and goal is not None and goal.holding
     if candidate_count == 0 and not fits:
         return Decision(tuple(keep_refusals), tuple(held), None)
     context = RefusalContext.of(
@@ -394,11 +506,13 @@ def decide(planning: Planning, candidate_count: int, pin_plan: PinPlan) -> Decis
                 held[index] = "not-reached"
     if fits and first is not None and last is not None:
         assert goal is not None and tokens is not None
-        holding = held_cut(planning, goal, tokens, context, choice, candidate_count, drop_span)
-        if holding is not None:
+        cut = held_cut(planning, goal, tokens, context, choice, candidate_count, drop_span)
+        if cut is not None:
             return held_decision(
-                planning, held, choice, candidate_count, keep_refusals, context, *holding
+                planning, held, choice, candidate_count, keep_refusals, context, *cut
             )
+    if holding:
+        return None
     drop = None
     if first is not None and last is not None:
         drop = strategy.drop(planning, first, last, drop_span)

@@ -28,12 +28,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app.core.counting import TranscriptTokens
-from app.core.images import IMAGE_REMOVED_TEXT
 from app.core.messages import Message
 from app.core.names import name_of
 from app.core.plan_types import HeldBy, Refusal, ShapedResult
 from app.core.refusals import RefusalContext, SpanChoice, reason_for
-from app.core.shaping import as_text, capped_text, is_shaped
+from app.core.shaping import as_text, capped_text, images_entry, is_shaped, without_images
 from app.core.span import system_envelope_length
 from app.core.steps import Drop, Planning, Removal, Run
 from app.core.strategies.fit import FitGoal, Stage
@@ -374,26 +373,12 @@ def capped(
                 message = replaced.get(position, messages[position])
                 if position == planning.request or message.role not in ("user", "tool"):
                     continue
-                cleared = [image for image in message.images if not image.required]
+                after, cleared = without_images(message)
                 if not cleared:
                     continue
-                kept = tuple(image for image in message.images if image.required)
-                text = IMAGE_REMOVED_TEXT * len(cleared)
-                after = message._replace(content=message.content + text, images=kept)
                 progress.total -= counted(message) - counted(after)
                 replaced[position] = after
-                images.append(
-                    ShapedResult(
-                        index=position,
-                        tool_call_id=None,
-                        tool_name=None,
-                        action="image-cleared",
-                        chars_before=0,
-                        chars_after=len(text),
-                        content="",
-                        images=len(cleared),
-                    )
-                )
+                images.append(images_entry(position, cleared))
     if not replaced:
         return (), None
     shaped = [*report.values(), *images]

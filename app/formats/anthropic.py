@@ -55,6 +55,7 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.reasoning import ReasoningPart, block_parts, blocks_remover, text_chars
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 TEXT_BLOCKS = {"text": "text"}
@@ -679,6 +680,24 @@ def image_as_text(block: Any) -> Any:
     return block
 
 
+def reasoning(callers: CallerMessages, message: Message) -> list[ReasoningPart]:
+    """The `thinking` and `redacted_thinking` blocks of an assistant message (its visible
+    `thinking` text counted; a redacted block 0), unless its blocks are all thinking
+    (docs/rules.md#images-and-thinking)."""
+    return block_parts(callers, message, BLOCKS, thinking_chars)
+
+
+def thinking_chars(block: Any) -> int | None:
+    if type(block) is not dict:
+        return None
+    block_type = block.get("type")
+    if block_type == "thinking":
+        return text_chars(block.get("thinking"))
+    if block_type == "redacted_thinking":
+        return 0
+    return None
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -695,4 +714,6 @@ DIALECT = Dialect(
     request_keys=("system", "messages"),
     blocks_key=BLOCKS,
     clear_images=clear_images,
+    reasoning=reasoning,
+    remove_reasoning=blocks_remover(BLOCKS),
 )

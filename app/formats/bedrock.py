@@ -64,6 +64,7 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.reasoning import ReasoningPart, block_parts, blocks_remover, text_chars
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 # The block kinds this reader reads; any other kind adds nothing and travels with its message.
@@ -940,6 +941,21 @@ def system_signal(system: Any) -> bool:
     )
 
 
+def reasoning(callers: CallerMessages, message: Message) -> list[ReasoningPart]:
+    """The `reasoningContent` blocks of an assistant message (the characters of a
+    `reasoningText`'s `text`; `redactedContent` 0), unless its blocks are all reasoning
+    (docs/rules.md#images-and-thinking)."""
+    return block_parts(callers, message, BLOCKS, reasoning_chars)
+
+
+def reasoning_chars(block: Any) -> int | None:
+    if type(block) is not dict or "reasoningContent" not in block:
+        return None
+    content = block["reasoningContent"]
+    text = content.get("reasoningText") if type(content) is dict else None
+    return text_chars(text.get("text")) if type(text) is dict else 0
+
+
 def read_alone(value: Any, index: int) -> list[Message]:
     """The core messages of caller message `index`, read alone (every message is)."""
     return read_with_blocks([value], read_plain, read_message, index)
@@ -962,4 +978,6 @@ DIALECT = Dialect(
     request_keys=("system", "messages"),
     blocks_key=BLOCKS,
     clear_images=clear_images,
+    reasoning=reasoning,
+    remove_reasoning=blocks_remover(BLOCKS),
 )

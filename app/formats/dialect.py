@@ -27,6 +27,7 @@ from app.core.messages import Message
 from app.core.plan_types import WindowPlan
 from app.formats.callers import CallerMessages, Callers, caller_messages
 from app.formats.fields import JsonObject
+from app.formats.reasoning import ReasoningReader, ReasoningRemover, parts_of, per_caller
 
 Reader = Callable[[list[Any]], list[Message]]
 # The core ranges [s, e) a window leaves out, ascending and apart (empty: nothing); a notice goes
@@ -112,6 +113,10 @@ class Dialect:
     # Formats whose messages carry images: how their images are replaced by a text (None: the
     # format carries none, as native).
     clear_images: ImageClearer | None = None
+    # Formats whose assistant messages carry the model's reasoning: which of it may leave, and
+    # how it is taken out (docs/rules.md#images-and-thinking; None: the format carries none).
+    reasoning: ReasoningReader | None = None
+    remove_reasoning: ReasoningRemover | None = None
 
     @property
     def has_system_prompt(self) -> bool:
@@ -131,16 +136,42 @@ class Dialect:
         notice: str | None,
         shaped: Mapping[int, str] | None = None,
         images_cleared: Collection[int] = (),
+        thinking_cleared: Collection[int] = (),
     ) -> list[Any]:
         """The new window: the caller's messages without the core ranges `removed`, with the
         notice text, if any, where the first one was, each shaped result (core index → its new
-        text) written as the format writes a result, and the images of the core messages at
-        `images_cleared` replaced by a text (`with_images_cleared`)."""
+        text) written as the format writes a result, the images of the core messages at
+        `images_cleared` replaced by a text (`with_images_cleared`), and the reasoning of those
+        at `thinking_cleared` taken out (`without_reasoning`)."""
         callers = caller_messages(raw)
         if shaped:
             callers = self.rewritten(callers, core, shaped)
         callers = self.with_images_cleared(callers, core, images_cleared)
+        callers, core = self.without_reasoning(callers, core, thinking_cleared)
         return self.write(callers, core, removed, notice)
+
+    def without_reasoning(
+        self, callers: CallerMessages, core: Sequence[Message], indices: Collection[int]
+    ) -> tuple[CallerMessages, Sequence[Message]]:
+        """`callers` without the reasoning `reasoning_predicate` names in the core messages at
+        `indices`, and the core messages as the writer then reads them (block positions
+        renumbered where blocks left); both unchanged when there is none."""
+        if self.reasoning is None or self.remove_reasoning is None or not indices:
+            return callers, core
+        parts = parts_of(callers, core, indices, self.reasoning)
+        if not parts:
+            return callers, core
+        return self.remove_reasoning(callers, core, parts)
+
+    def reasoning_predicate(self, raw: Callers) -> Callable[[Message], Sequence[tuple[int, int]]]:
+        """What reasoning a core message read from `raw` holds that may leave: (caller index,
+        visible characters) per caller message (per item in Responses); none for a format that
+        carries none."""
+        reasoning = self.reasoning
+        if reasoning is None:
+            return lambda message: ()
+        callers = caller_messages(raw)
+        return lambda message: per_caller(reasoning(callers, message))
 
     def with_images_cleared(
         self, callers: CallerMessages, core: Sequence[Message], indices: Collection[int]

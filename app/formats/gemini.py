@@ -50,6 +50,7 @@ from app.formats.fields import (
     required_name,
     unknown_role,
 )
+from app.formats.reasoning import ReasoningPart, block_parts, blocks_remover, text_chars
 
 ROLES = ("user", "model")
 # Snake-case spellings the REST API also parses: read silently as unknown parts, they would hide
@@ -679,6 +680,19 @@ def result_has_parts(callers: CallerMessages, message: Message) -> bool:
     return False
 
 
+def reasoning(callers: CallerMessages, message: Message) -> list[ReasoningPart]:
+    """The thought parts (`"thought": true`) of a model content, their text counted, unless its
+    parts are all thoughts (docs/rules.md#images-and-thinking); a `thoughtSignature` on a
+    `functionCall` part stays with its part."""
+    return block_parts(callers, message, BLOCKS, thought_chars)
+
+
+def thought_chars(part: Any) -> int | None:
+    if type(part) is not dict or part.get("thought") is not True:
+        return None
+    return text_chars(part.get("text"))
+
+
 def system_signal(system: Any) -> bool:
     """Rule 6: a top-level system prompt with `parts` is a `systemInstruction`."""
     return is_object(system) and "parts" in system
@@ -698,4 +712,6 @@ DIALECT = Dialect(
     request_keys=("systemInstruction", "contents"),
     blocks_key=BLOCKS,
     clear_images=clear_images,
+    reasoning=reasoning,
+    remove_reasoning=blocks_remover(BLOCKS),
 )

@@ -48,6 +48,12 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.reasoning import (
+    ReasoningPart,
+    placed_without_items,
+    text_chars,
+    without_items,
+)
 from app.formats.whole import notice_message, splice, with_field_texts
 
 MESSAGE = "message"
@@ -578,6 +584,43 @@ def part_without_image(part: Any) -> Any:
     return part
 
 
+def reasoning(callers: CallerMessages, message: Message) -> list[ReasoningPart]:
+    """The `reasoning` items of an assistant run that may leave, each with the characters of its
+    visible text (its `summary` and `content` texts; encrypted content counts 0): every one but
+    those whose next item in the run carries an `id` (the API pairs a stored item with its
+    reasoning item by id), and none when the run holds nothing but reasoning
+    (docs/rules.md#images-and-thinking)."""
+    first, last = message.source, message.source_end
+    if message.role != "assistant" or first is None:
+        return []
+    last = first if last is None else last
+    items = [callers[index] for index in range(first, last + 1)]
+    if all(is_reasoning(item) for item in items):
+        return []
+    found = []
+    for offset, item in enumerate(items):
+        if not is_reasoning(item):
+            continue
+        following = items[offset + 1] if offset + 1 < len(items) else None
+        if is_object(following) and "id" in following:
+            continue
+        found.append(ReasoningPart(first + offset, None, reasoning_chars(item)))
+    return found
+
+
+def is_reasoning(item: Any) -> bool:
+    return is_object(item) and item.get("type") == "reasoning"
+
+
+def reasoning_chars(item: JsonObject) -> int:
+    chars = 0
+    for key in ("summary", "content"):
+        parts = item.get(key)
+        if isinstance(parts, list):
+            chars += sum(text_chars(part.get("text")) for part in parts if is_object(part))
+    return chars
+
+
 DIALECT = Dialect(
     "responses",
     read,
@@ -591,4 +634,7 @@ DIALECT = Dialect(
     system_problem=system_problem,
     request_keys=("instructions", "input"),
     clear_images=clear_images,
+    place=placed_without_items,
+    reasoning=reasoning,
+    remove_reasoning=without_items,
 )

@@ -189,11 +189,17 @@ class PriorRefusal(BaseModel):
 class PriorRecord(BaseModel):
     """A `record` returned by an earlier plan of this run, sent back exactly as received. Its
     `strategy` is read too (the `fit` strategy's held cut); another value, or none, holds no
-    cut."""
+    cut. `cleared_results`, on the records of a request with `clear` on, is the clear boundary
+    the next `fit` plan may hold (docs/rules.md#holding-the-boundary)."""
 
     model_config = ConfigDict(extra="allow")
     removed_message_count: NonNegativeWhole
     refusals: list[PriorRefusal]
+    cleared_results: NonNegativeWhole | None = Field(
+        None,
+        description="The clear boundary's position among the read results (0: none), on a record "
+        "of a request with `clear` on; absent or null: the record holds no boundary.",
+    )
 
 
 # `collapse` reads the ledger's standings, so a request that turns it on must send `ledger` (the
@@ -243,6 +249,18 @@ class PlanClear(BaseModel):
         description="Clear only when the total before clearing (system prompt, transcript and "
         "`fit`'s reserve, in tokens) is over this. null: under `fit` when that total is over "
         "`max_tokens`, under any other strategy always.",
+    )
+    images: StrictBool = Field(
+        defaults.DEFAULT_CLEAR_IMAGES,
+        description="Replace the images of the user messages and results at or before the "
+        "boundary by the text `[image removed from the context window]` (never the current "
+        "request's, a spared result's, or a Responses computer screenshot).",
+    )
+    thinking: StrictBool = Field(
+        defaults.DEFAULT_CLEAR_THINKING,
+        description="Remove the model's reasoning (Anthropic thinking, Bedrock reasoning content, "
+        "Responses reasoning items, Gemini thought parts) from the assistant messages at or before "
+        "the boundary (never the last assistant message's).",
     )
 
 

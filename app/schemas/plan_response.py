@@ -155,6 +155,12 @@ class BudgetOut(BaseModel):
         description="Every maximal run of turns that left, in turn order, with the stage that "
         "took it (a run two stages took is split where the stage changes); `[]` when nothing left."
     )
+    clear_held: bool | None = Field(
+        None,
+        description="Only when the request has `clear` on: true when the clear boundary and the "
+        "cut of the last record were both held (the window still fits `max_tokens`), false "
+        "otherwise (docs/rules.md#holding-the-boundary).",
+    )
 
 
 class BudgetSpanOut(BaseModel):
@@ -174,7 +180,7 @@ class ShapedOut(BaseModel):
         description="Its position in the new window; null when it was evicted."
     )
     tool_call_id: str | None = Field(
-        description="The result's call id; null on an `image-cleared` entry."
+        description="The result's call id; null on an `image-cleared` or `thinking-cleared` entry."
     )
     action: ShapeAction
     chars_before: int
@@ -182,7 +188,8 @@ class ShapedOut(BaseModel):
     images: int | None = Field(
         None,
         description="On an `image-cleared` entry only: how many of the message's images were "
-        "replaced by `[image removed from the context window]`.",
+        "replaced by `[image removed from the context window]`. (A `thinking-cleared` entry's "
+        "`chars_before` is the visible reasoning text removed, 0 for redacted or encrypted.)",
     )
 
 
@@ -204,6 +211,13 @@ class RecordOut(BaseModel):
     removed_message_count: int
     refusals: list[RefusalOut]
     pins: PinsOut
+    cleared_results: int | None = Field(
+        None,
+        description="Only when the request has `clear` on: the clear boundary's position among the "
+        "read results (0 when clear did not apply or there was no boundary). Under `fit`, a plan "
+        "whose clear applied files a record even when it does not engage (the clear-only record: "
+        "nothing removed, no refusals, no pins), so the next plan can hold the boundary.",
+    )
 
 
 class SummaryRequestOut(BaseModel):
@@ -247,8 +261,11 @@ class PlanResponse(BaseModel):
     dropped_standings: list[DroppedStandingOut] | None
     shaped: list[ShapedOut] | None = Field(
         None,
-        description="With `collapse`, `cap` or `clear` only: every result whose text the window "
-        "replaces (a ticket, a clear placeholder or a cap marker), in transcript order.",
+        description="With `collapse`, `cap` or `clear` (or when `fit`'s caps shaped something): "
+        "every result whose text the window replaces (a ticket, a clear placeholder or a cap "
+        "marker), every message whose images were replaced, and every message (a Responses "
+        "reasoning item) whose reasoning left, by caller message: its results, then its images, "
+        "then its reasoning.",
     )
     summary_request: SummaryRequestOut | None = Field(
         None,

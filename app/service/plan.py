@@ -37,8 +37,10 @@ from app.service.stopping import checkpoint
 # The core's entry point, `app.core.window.plan_window`, or a function that calls it.
 PlanCore = Callable[..., plan.WindowPlan]
 # What writes the window: (removed, notice text, shaped texts by core index, the core messages
-# whose images are replaced) → the new window.
-WindowWriter = Callable[[Removed, str | None, Mapping[int, str], Collection[int]], list[Any]]
+# whose images are replaced, those whose reasoning leaves) → the new window.
+WindowWriter = Callable[
+    [Removed, str | None, Mapping[int, str], Collection[int], Collection[int]], list[Any]
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +66,13 @@ def plan_request(
     dialect, callers, messages = request.dialect, request.callers, request.messages
 
     def write(
-        removed: Removed, notice: str | None, texts: Mapping[int, str], images: Collection[int]
+        removed: Removed,
+        notice: str | None,
+        texts: Mapping[int, str],
+        images: Collection[int],
+        thinking: Collection[int],
     ) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts, images)
+        return dialect.write_window(callers, messages, removed, notice, texts, images, thinking)
 
     return answered(request, write, core)
 
@@ -98,9 +104,13 @@ def plan_scanned(
     surveyed, callers.survey = callers.survey, None
 
     def write(
-        removed: Removed, notice: str | None, texts: Mapping[int, str], images: Collection[int]
+        removed: Removed,
+        notice: str | None,
+        texts: Mapping[int, str],
+        images: Collection[int],
+        thinking: Collection[int],
     ) -> Any:
-        return dialect.write_window(callers, messages, removed, notice, texts, images)
+        return dialect.write_window(callers, messages, removed, notice, texts, images, thinking)
 
     def survey_of(planned: Sequence[Message]) -> Survey:
         # The survey the module took while reading, handed to the plan once, unless the core
@@ -125,7 +135,8 @@ def answered(
     """Plan the read request, place its window figures, find the diagnostics, write the answer."""
     dialect, callers, messages = request.dialect, request.callers, request.messages
     carries_parts = dialect.result_parts_predicate(callers)
-    result = core(messages, request.options, survey_of, carries_parts)
+    reasoning_of = dialect.reasoning_predicate(callers)
+    result = core(messages, request.options, survey_of, carries_parts, reasoning_of)
     checkpoint()
     refuse_unwritable_counts(result)
     result = dialect.place_window(callers, messages, result)
@@ -163,16 +174,19 @@ def answer_content(
     # left out.
     content["stats"] = {k: v for k, v in vars(result.stats).items() if v is not None}
     if result.budget is not None:
-        content["budget"] = result.budget
+        content["budget"] = plan.answered_budget(result.budget)
     content["dropped_tool_names"] = result.dropped_tool_names
     content["dropped_standings"] = result.dropped_standings
     if result.shaped is not None:
         content["shaped"] = result.shaped
     texts: dict[int, str] = {}
     images: list[int] = []
+    thinking: set[int] = set()
     for shaped in result.shaped_results:
         if shaped.action == "image-cleared":
             images.append(shaped.index)
+        elif shaped.action == "thinking-cleared":
+            thinking.add(shaped.index)
         else:
             texts[shaped.index] = shaped.content
     if result.summaries is not None:
@@ -181,7 +195,7 @@ def answer_content(
     content["record"] = plan.answered_record(result.record)
     if request.include_window:
         notice = result.notice.content if result.notice else None
-        content["window"] = write(result.removed, notice, texts, images)
+        content["window"] = write(result.removed, notice, texts, images, thinking)
     return content
 
 

@@ -135,6 +135,7 @@ def prior_record(record: PriorRecord) -> plan.PriorRecord:
         record.removed_message_count,
         tuple(refusal.reason for refusal in record.refusals),
         strategy if isinstance(strategy, str) else None,
+        record.cleared_results,
     )
 
 
@@ -188,6 +189,8 @@ def core_options(
             body.clear.step,
             frozenset(body.clear.exclude_tools),
             body.clear.trigger_tokens,
+            body.clear.images,
+            body.clear.thinking,
         ),
         summarize=None
         if body.summarize is None

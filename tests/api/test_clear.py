@@ -196,7 +196,16 @@ async def test_under_fit_clearing_alone_meeting_the_target_removes_nothing(
     answer = await plan_ok(
         client, {**OPTIONS, "strategy": fit, "messages": C2_MOVED, "format": "native"}
     )
-    assert answer["engaged"] is False and answer["record"] is None
+    assert answer["engaged"] is False
+    # The clear-only record: a plan that blocked nothing, whose boundary the next plan may hold.
+    assert answer["record"] == {
+        "strategy": "fit",
+        "iteration": 1,
+        "removed_message_count": 0,
+        "refusals": [],
+        "pins": {"last_tool_result": None, "ledger_fact": None},
+        "cleared_results": 6,
+    }
     assert answer["evicted_messages"] == [] and len(answer["shaped"]) == 4
     assert answer["budget"] == {
         "max_tokens": before - 1,
@@ -209,6 +218,7 @@ async def test_under_fit_clearing_alone_meeting_the_target_removes_nothing(
         "stage": "span",
         "released_pins": 0,
         "spans": [],
+        "clear_held": False,
     }
     assert answer["stats"]["tokens_shaped"] == cleared
     # One token short of the target: clearing is not enough, and removal takes the rest.

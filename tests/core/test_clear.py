@@ -11,7 +11,15 @@ import orjson
 from app.core.cap import marker_for
 from app.core.clear import is_placeholder, placeholder_for
 from app.core.messages import Message
-from app.core.plan_types import CapOption, ClearOption, Fit, PlanOptions, WindowPlan
+from app.core.plan_types import (
+    NO_PINS,
+    CapOption,
+    ClearOption,
+    Fit,
+    PlanOptions,
+    Record,
+    WindowPlan,
+)
 from app.core.shaping import is_shaped
 from app.core.tokens import estimate_tokens, message_tokens
 from app.core.window import plan_window
@@ -172,10 +180,12 @@ def test_under_fit_clearing_alone_meeting_the_target_removes_nothing() -> None:
     before = total(C2_MOVED)  # 9 messages of calls and results: 4 cleared save 4 × 49 tokens
     cleared = before - 4 * (75 - 27)
     result = plan_window(C2_MOVED, fit_clearing(before - 1, cleared))
-    assert not result.engaged and result.removed == () and result.record is None
+    assert not result.engaged and result.removed == ()
+    # The clear-only record: nothing removed, nothing refused, the boundary (6 read results).
+    assert result.record == Record("fit", 1, 0, (), NO_PINS, 6)
     assert result.budget is not None
     assert (result.budget.total_before, result.budget.total_after) == (before, cleared)
-    assert result.budget.met and not result.budget.held
+    assert result.budget.met and not result.budget.held and result.budget.clear_held is False
     assert [e[3] for e in entries(result)] == ["cleared"] * 4
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from app.core.plan_types import Fit, PlanOptions, PriorRecord, WindowPlan
+from app.core.plan_types import Fit, PlanOptions, PriorRecord, WindowPlan, answered_budget
 from app.core.window import plan_window
 from tests.core.test_fit_examples import fit_of
 from tests.core.window_fixtures import TASK, R, S, U, W, held, new_window, prior_record
@@ -49,7 +49,7 @@ def test_worked_example(example: StagedExample) -> None:
     assert held(result) == example.held
     refusals = [(r.reason, r.turn_index, r.message_index) for r in result.refusals]
     assert refusals == example.refusals
-    assert orjson.loads(orjson.dumps(result.budget)) == example.budget
+    assert orjson.loads(orjson.dumps(answered_budget(result.budget))) == example.budget
     assert list(result.evicted_messages) == example.evicted_messages
     assert result.stats.removed_message_count == len(example.evicted_messages)
     assert (None if result.notice is None else result.notice.content) == example.notice

@@ -18,6 +18,7 @@ the plan hands them rather than importing it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -29,6 +30,23 @@ if TYPE_CHECKING:
     DropSpan = Callable[[Planning, int, int], Drop]
 
 StrategyKind = Literal["sliding-window", "token-budget", "fit"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClearState:
+    """What `clear` did on a plan, as the strategy reads it (docs/rules.md#clear): whether it
+    applied, the boundary's position among the read results (`count`, 0: none), and whether the
+    boundary and the cut of the last record are held (`held`, with `cut` the caller messages that
+    cut removed, 0: none)."""
+
+    applied: bool
+    count: int = 0
+    held: bool = False
+    cut: int = 0
+
+
+# `clear` on in the request but not applied: no boundary, nothing held.
+CLEAR_NOT_APPLIED = ClearState(applied=False)
 
 
 class Strategy(Protocol):
@@ -71,10 +89,22 @@ class Strategy(Protocol):
         the caps (`cap`) or stops before them (`report`)."""
         ...
 
+    @property
+    def holds_clear(self) -> bool:
+        """Whether, with `clear` applying, the clear boundary is held with the cut and both move
+        together (`fit`, docs/rules.md#holding-the-boundary): a plan whose clear applied then
+        files a record even when it does not engage (the clear-only record)."""
+        ...
+
     def goal(
-        self, total_before: int, prior_records: Sequence[PriorRecord], unmasked_total: int | None
+        self,
+        total_before: int,
+        prior_records: Sequence[PriorRecord],
+        unmasked_total: int | None,
+        clear: ClearState | None = None,
     ) -> FitGoal | None:
-        """What the plan aims at, from the counted total before removal (None: no token goal)."""
+        """What the plan aims at, from the counted total before removal (None: no token goal);
+        `clear` is what clear did (None: the request has it off)."""
         ...
 
     def engages(self, turn_count: int, goal: FitGoal | None) -> bool:
@@ -107,9 +137,14 @@ class WholeSpan:
     token_limit: ClassVar[int | None] = None
     weighs_tokens: ClassVar[bool] = False
     overflow: ClassVar[Overflow | None] = None
+    holds_clear: ClassVar[bool] = False
 
     def goal(
-        self, total_before: int, prior_records: Sequence[PriorRecord], unmasked_total: int | None
+        self,
+        total_before: int,
+        prior_records: Sequence[PriorRecord],
+        unmasked_total: int | None,
+        clear: ClearState | None = None,
     ) -> FitGoal | None:
         return None
 

@@ -25,7 +25,7 @@ from app.core.defaults import (
     DEFAULT_FIT_RESERVE_TOKENS,
     default_target_tokens,
 )
-from app.core.strategies.base import StrategyKind
+from app.core.strategies.base import ClearState, StrategyKind
 
 if TYPE_CHECKING:
     from app.core.plan_types import PriorRecord, Stats
@@ -51,6 +51,7 @@ class Fit:
     overflow: Overflow = DEFAULT_FIT_OVERFLOW
 
     weighs_tokens: ClassVar[bool] = True
+    holds_clear: ClassVar[bool] = True
 
     @property
     def kind(self) -> StrategyKind:
@@ -67,11 +68,20 @@ class Fit:
         return self.max_tokens
 
     def goal(
-        self, total_before: int, prior_records: Sequence[PriorRecord], unmasked_total: int | None
+        self,
+        total_before: int,
+        prior_records: Sequence[PriorRecord],
+        unmasked_total: int | None,
+        clear: ClearState | None = None,
     ) -> FitGoal:
-        return FitGoal(
-            self.target, self.max_tokens, total_before, held_count(prior_records), unmasked_total
-        )
+        """With clear applied, the cut held is the held state's (none when the boundary is not
+        held: the plan then cuts afresh, docs/rules.md#holding-the-boundary); otherwise the last
+        record's."""
+        if clear is None or not clear.applied:
+            count = held_count(prior_records)
+        else:
+            count = clear.cut if clear.held else 0
+        return FitGoal(self.target, self.max_tokens, total_before, count, unmasked_total, clear)
 
     def engages(self, turn_count: int, goal: FitGoal | None) -> bool:
         # `goal` is never None under `fit`: the plan always counts and aims when it weighs tokens.
@@ -101,6 +111,7 @@ class Fit:
         if removal is not None:
             held, stage = removal.held, removal.stage
             released, runs = removal.released_pins, removal.budget_spans()
+        clear = goal.clear
         if not goal.engaged:
             met = True
         elif held or stage not in ("span", "further-spans"):
@@ -118,6 +129,7 @@ class Fit:
             stage,
             released,
             runs,
+            None if clear is None else clear.held,
         )
 
 
@@ -135,15 +147,26 @@ class FitGoal:
     # what engages `fit` and what `budget.total_before` reports (docs/rules.md#clear);
     # `total_before` is then the cleared transcript's, which removal shortens from.
     unmasked_total: int | None = None
+    # What clear did (None: the request has it off).
+    clear: ClearState | None = None
 
     @property
     def reported_before(self) -> int:
         return self.total_before if self.unmasked_total is None else self.unmasked_total
 
     @property
+    def holding(self) -> bool:
+        """Whether the plan is the held state's: the boundary and the cut of the last record,
+        both held, or no plan (docs/rules.md#holding-the-boundary)."""
+        return self.clear is not None and self.clear.held
+
+    @property
     def engaged(self) -> bool:
         """Over `max_tokens` before clearing, and over the target after it: clearing comes
-        first, and removal only takes what clearing could not free."""
+        first, and removal only takes what clearing could not free. The held state engages
+        exactly when it holds a cut."""
+        if self.holding:
+            return self.held_count > 0
         return self.reported_before > self.max_tokens and self.total_before > self.target
 
 
@@ -168,6 +191,9 @@ class Budget:
     stage: Stage = "span"
     released_pins: int = 0
     spans: tuple[BudgetSpan, ...] = ()
+    # With `clear` on in the request: whether the clear boundary and the cut of the last record
+    # were held (docs/rules.md#holding-the-boundary); None otherwise, when the answer leaves it out.
+    clear_held: bool | None = None
 
 
 @dataclass(frozen=True)

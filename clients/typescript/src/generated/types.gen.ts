@@ -81,6 +81,12 @@ export type BudgetOut = {
      * Every maximal run of turns that left, in turn order, with the stage that took it (a run two stages took is split where the stage changes); `[]` when nothing left.
      */
     spans: Array<BudgetSpanOut>;
+    /**
+     * Clear Held
+     *
+     * Only when the request has `clear` on: true when the clear boundary and the cut of the last record were both held (the window still fits `max_tokens`), false otherwise (docs/rules.md#holding-the-boundary).
+     */
+    clear_held?: boolean | null;
 };
 
 /**
@@ -990,6 +996,18 @@ export type PlanClear = {
      * Clear only when the total before clearing (system prompt, transcript and `fit`'s reserve, in tokens) is over this. null: under `fit` when that total is over `max_tokens`, under any other strategy always.
      */
     trigger_tokens?: number | null;
+    /**
+     * Images
+     *
+     * Replace the images of the user messages and results at or before the boundary by the text `[image removed from the context window]` (never the current request's, a spared result's, or a Responses computer screenshot).
+     */
+    images?: boolean;
+    /**
+     * Thinking
+     *
+     * Remove the model's reasoning (Anthropic thinking, Bedrock reasoning content, Responses reasoning items, Gemini thought parts) from the assistant messages at or before the boundary (never the last assistant message's).
+     */
+    thinking?: boolean;
 };
 
 /**
@@ -1208,7 +1226,7 @@ export type PlanResponse = {
     /**
      * Shaped
      *
-     * With `collapse`, `cap` or `clear` only: every result whose text the window replaces (a ticket, a clear placeholder or a cap marker), in transcript order.
+     * With `collapse`, `cap` or `clear` (or when `fit`'s caps shaped something): every result whose text the window replaces (a ticket, a clear placeholder or a cap marker), every message whose images were replaced, and every message (a Responses reasoning item) whose reasoning left, by caller message: its results, then its images, then its reasoning.
      */
     shaped?: Array<ShapedOut> | null;
     /**
@@ -1326,7 +1344,8 @@ export type PreviousBatchItem = {
  *
  * A `record` returned by an earlier plan of this run, sent back exactly as received. Its
  * `strategy` is read too (the `fit` strategy's held cut); another value, or none, holds no
- * cut.
+ * cut. `cleared_results`, on the records of a request with `clear` on, is the clear boundary
+ * the next `fit` plan may hold (docs/rules.md#holding-the-boundary).
  */
 export type PriorRecord = {
     /**
@@ -1337,6 +1356,12 @@ export type PriorRecord = {
      * Refusals
      */
     refusals: Array<PriorRefusal>;
+    /**
+     * Cleared Results
+     *
+     * The clear boundary's position among the read results (0: none), on a record of a request with `clear` on; absent or null: the record holds no boundary.
+     */
+    cleared_results?: number | null;
     [key: string]: unknown;
 };
 
@@ -1450,6 +1475,12 @@ export type RecordOut = {
      */
     refusals: Array<RefusalOut>;
     pins: PinsOut;
+    /**
+     * Cleared Results
+     *
+     * Only when the request has `clear` on: the clear boundary's position among the read results (0 when clear did not apply or there was no boundary). Under `fit`, a plan whose clear applied files a record even when it does not engage (the clear-only record: nothing removed, no refusals, no pins), so the next plan can hold the boundary.
+     */
+    cleared_results?: number | null;
 };
 
 /**
@@ -1489,13 +1520,13 @@ export type ShapedOut = {
     /**
      * Tool Call Id
      *
-     * The result's call id; null on an `image-cleared` entry.
+     * The result's call id; null on an `image-cleared` or `thinking-cleared` entry.
      */
     tool_call_id: string | null;
     /**
      * Action
      */
-    action: 'collapsed' | 'cleared' | 'capped' | 'image-cleared';
+    action: 'collapsed' | 'cleared' | 'capped' | 'image-cleared' | 'thinking-cleared';
     /**
      * Chars Before
      */
@@ -1507,7 +1538,7 @@ export type ShapedOut = {
     /**
      * Images
      *
-     * On an `image-cleared` entry only: how many of the message's images were replaced by `[image removed from the context window]`.
+     * On an `image-cleared` entry only: how many of the message's images were replaced by `[image removed from the context window]`. (A `thinking-cleared` entry's `chars_before` is the visible reasoning text removed, 0 for redacted or encrypted.)
      */
     images?: number | null;
 };

@@ -36,6 +36,9 @@ class BudgetOut:
         released_pins (int): The pinned turns that left (0 unless `pins` ran).
         spans (list[BudgetSpanOut]): Every maximal run of turns that left, in turn order, with the stage that took it (a
             run two stages took is split where the stage changes); `[]` when nothing left.
+        clear_held (bool | None | Unset): Only when the request has `clear` on: true when the clear boundary and the cut
+            of the last record were both held (the window still fits `max_tokens`), false otherwise (docs/rules.md#holding-
+            the-boundary).
     """
 
     max_tokens: int
@@ -48,6 +51,7 @@ class BudgetOut:
     stage: BudgetOutStage
     released_pins: int
     spans: list[BudgetSpanOut]
+    clear_held: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,6 +80,12 @@ class BudgetOut:
             spans_item = spans_item_data.to_dict()
             spans.append(spans_item)
 
+        clear_held: bool | None | Unset
+        if isinstance(self.clear_held, Unset):
+            clear_held = UNSET
+        else:
+            clear_held = self.clear_held
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -92,6 +102,8 @@ class BudgetOut:
                 "spans": spans,
             }
         )
+        if clear_held is not UNSET:
+            field_dict["clear_held"] = clear_held
 
         return field_dict
 
@@ -125,6 +137,15 @@ class BudgetOut:
 
             spans.append(spans_item)
 
+        def _parse_clear_held(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        clear_held = _parse_clear_held(d.pop("clear_held", UNSET))
+
         budget_out = cls(
             max_tokens=max_tokens,
             target_tokens=target_tokens,
@@ -136,6 +157,7 @@ class BudgetOut:
             stage=stage,
             released_pins=released_pins,
             spans=spans,
+            clear_held=clear_held,
         )
 
         budget_out.additional_properties = d

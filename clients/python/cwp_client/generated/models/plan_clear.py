@@ -25,12 +25,20 @@ class PlanClear:
             trigger_tokens (int | None | Unset): Clear only when the total before clearing (system prompt, transcript and
                 `fit`'s reserve, in tokens) is over this. null: under `fit` when that total is over `max_tokens`, under any
                 other strategy always.
+            images (bool | Unset): Replace the images of the user messages and results at or before the boundary by the text
+                `[image removed from the context window]` (never the current request's, a spared result's, or a Responses
+                computer screenshot). Default: False.
+            thinking (bool | Unset): Remove the model's reasoning (Anthropic thinking, Bedrock reasoning content, Responses
+                reasoning items, Gemini thought parts) from the assistant messages at or before the boundary (never the last
+                assistant message's). Default: False.
     """
 
     keep_last: int | Unset = 3
     step: int | Unset = 8
     exclude_tools: list[str] | Unset = UNSET
     trigger_tokens: int | None | Unset = UNSET
+    images: bool | Unset = False
+    thinking: bool | Unset = False
 
     def to_dict(self) -> dict[str, Any]:
         keep_last = self.keep_last
@@ -47,6 +55,10 @@ class PlanClear:
         else:
             trigger_tokens = self.trigger_tokens
 
+        images = self.images
+
+        thinking = self.thinking
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -58,6 +70,10 @@ class PlanClear:
             field_dict["exclude_tools"] = exclude_tools
         if trigger_tokens is not UNSET:
             field_dict["trigger_tokens"] = trigger_tokens
+        if images is not UNSET:
+            field_dict["images"] = images
+        if thinking is not UNSET:
+            field_dict["thinking"] = thinking
 
         return field_dict
 
@@ -79,11 +95,17 @@ class PlanClear:
 
         trigger_tokens = _parse_trigger_tokens(d.pop("trigger_tokens", UNSET))
 
+        images = d.pop("images", UNSET)
+
+        thinking = d.pop("thinking", UNSET)
+
         plan_clear = cls(
             keep_last=keep_last,
             step=step,
             exclude_tools=exclude_tools,
             trigger_tokens=trigger_tokens,
+            images=images,
+            thinking=thinking,
         )
 
         return plan_clear

@@ -53,8 +53,10 @@ class PlanResponse:
         kept (list[int] | None | Unset): Left out when `include_turns` is false.
         evicted (list[int] | None | Unset): Left out when `include_turns` is false.
         budget (BudgetOut | None | Unset): Under the `fit` strategy only.
-        shaped (list[ShapedOut] | None | Unset): With `collapse`, `cap` or `clear` only: every result whose text the
-            window replaces (a ticket, a clear placeholder or a cap marker), in transcript order.
+        shaped (list[ShapedOut] | None | Unset): With `collapse`, `cap` or `clear` (or when `fit`'s caps shaped
+            something): every result whose text the window replaces (a ticket, a clear placeholder or a cap marker), every
+            message whose images were replaced, and every message (a Responses reasoning item) whose reasoning left, by
+            caller message: its results, then its images, then its reasoning.
         summary_request (None | SummaryRequestOut | Unset): With `summarize` or `summaries` only: what to ask the
             agent's own model to summarize (null when nothing is due).
         summary_used (None | SummaryUsedOut | Unset): With `summarize` or `summaries` only: the entry whose summary is

@@ -19,15 +19,19 @@ T = TypeVar("T", bound="PriorRecord")
 class PriorRecord:
     """A `record` returned by an earlier plan of this run, sent back exactly as received. Its
     `strategy` is read too (the `fit` strategy's held cut); another value, or none, holds no
-    cut.
+    cut. `cleared_results`, on the records of a request with `clear` on, is the clear boundary
+    the next `fit` plan may hold (docs/rules.md#holding-the-boundary).
 
         Attributes:
             removed_message_count (int):
             refusals (list[PriorRefusal]):
+            cleared_results (int | None | Unset): The clear boundary's position among the read results (0: none), on a
+                record of a request with `clear` on; absent or null: the record holds no boundary.
     """
 
     removed_message_count: int
     refusals: list[PriorRefusal]
+    cleared_results: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -40,6 +44,12 @@ class PriorRecord:
             refusals_item = refusals_item_data.to_dict()
             refusals.append(refusals_item)
 
+        cleared_results: int | None | Unset
+        if isinstance(self.cleared_results, Unset):
+            cleared_results = UNSET
+        else:
+            cleared_results = self.cleared_results
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -48,6 +58,8 @@ class PriorRecord:
                 "refusals": refusals,
             }
         )
+        if cleared_results is not UNSET:
+            field_dict["cleared_results"] = cleared_results
 
         return field_dict
 
@@ -65,9 +77,19 @@ class PriorRecord:
 
             refusals.append(refusals_item)
 
+        def _parse_cleared_results(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        cleared_results = _parse_cleared_results(d.pop("cleared_results", UNSET))
+
         prior_record = cls(
             removed_message_count=removed_message_count,
             refusals=refusals,
+            cleared_results=cleared_results,
         )
 
         prior_record.additional_properties = d

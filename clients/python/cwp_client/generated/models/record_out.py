@@ -26,6 +26,10 @@ class RecordOut:
         removed_message_count (int):
         refusals (list[RefusalOut]):
         pins (PinsOut):
+        cleared_results (int | None | Unset): Only when the request has `clear` on: the clear boundary's position among
+            the read results (0 when clear did not apply or there was no boundary). Under `fit`, a plan whose clear applied
+            files a record even when it does not engage (the clear-only record: nothing removed, no refusals, no pins), so
+            the next plan can hold the boundary.
     """
 
     strategy: RecordOutStrategy
@@ -33,6 +37,7 @@ class RecordOut:
     removed_message_count: int
     refusals: list[RefusalOut]
     pins: PinsOut
+    cleared_results: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,6 +57,12 @@ class RecordOut:
 
         pins = self.pins.to_dict()
 
+        cleared_results: int | None | Unset
+        if isinstance(self.cleared_results, Unset):
+            cleared_results = UNSET
+        else:
+            cleared_results = self.cleared_results
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -63,6 +74,8 @@ class RecordOut:
                 "pins": pins,
             }
         )
+        if cleared_results is not UNSET:
+            field_dict["cleared_results"] = cleared_results
 
         return field_dict
 
@@ -87,12 +100,22 @@ class RecordOut:
 
         pins = PinsOut.from_dict(d.pop("pins"))
 
+        def _parse_cleared_results(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        cleared_results = _parse_cleared_results(d.pop("cleared_results", UNSET))
+
         record_out = cls(
             strategy=strategy,
             iteration=iteration,
             removed_message_count=removed_message_count,
             refusals=refusals,
             pins=pins,
+            cleared_results=cleared_results,
         )
 
         record_out.additional_properties = d

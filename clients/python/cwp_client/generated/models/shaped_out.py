@@ -18,12 +18,13 @@ class ShapedOut:
     Attributes:
         message_index (int): Caller index of the result's message.
         window_index (int | None): Its position in the new window; null when it was evicted.
-        tool_call_id (None | str): The result's call id; null on an `image-cleared` entry.
+        tool_call_id (None | str): The result's call id; null on an `image-cleared` or `thinking-cleared` entry.
         action (ShapedOutAction):
         chars_before (int):
         chars_after (int):
         images (int | None | Unset): On an `image-cleared` entry only: how many of the message's images were replaced by
-            `[image removed from the context window]`.
+            `[image removed from the context window]`. (A `thinking-cleared` entry's `chars_before` is the visible reasoning
+            text removed, 0 for redacted or encrypted.)
     """
 
     message_index: int

@@ -6,6 +6,7 @@ class ShapedOutAction(StrEnum):
     CLEARED = "cleared"
     COLLAPSED = "collapsed"
     IMAGE_CLEARED = "image-cleared"
+    THINKING_CLEARED = "thinking-cleared"
 
     def __str__(self) -> str:
         return str(self.value)
