@@ -80,10 +80,16 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     images = sum(shaped.images for shaped in result.shaped_results)
     if images:
         metrics.cleared_images.inc(images)
+    # One per caller message (Responses: per reasoning item), as `shaped` reports them.
+    thinking = {
+        shaped.caller for shaped in result.shaped_results if shaped.action == "thinking-cleared"
+    }
+    if thinking:
+        metrics.cleared_thinking.inc(len(thinking))
     by_action = Counter(
         (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
         for shaped in result.shaped_results
-        if shaped.action != "image-cleared"
+        if shaped.tool_call_id is not None
     )
     counters = {
         "capped": metrics.cap_truncations,

@@ -277,6 +277,58 @@ OPENAI_FOLLOW_UP_TRANSCRIPT: list[dict[str, Any]] = [
     *OPENAI_CLEARING_TRANSCRIPT[4:],
 ]
 
+SCREEN_SYSTEM = "You drive the desktop through tools. Look before you click."
+SCREEN_TASK = "Open the settings app and turn on dark mode."
+# A 1×1 PNG stands for each screenshot: what counts is where it is, not what it shows.
+SCREEN_PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+SCREEN_ACTIONS = (
+    ("toolu_01", "I should see what is on the screen first.", {"action": "screenshot"}),
+    (
+        "toolu_02",
+        "The dock shows a gear icon; that is likely settings.",
+        {"action": "click", "x": 412, "y": 880},
+    ),
+    (
+        "toolu_03",
+        "Settings is open. Appearance is in the sidebar.",
+        {"action": "click", "x": 96, "y": 310},
+    ),
+    ("toolu_04", "", {"action": "click", "x": 640, "y": 220}),
+)
+
+
+def _screen_turn(call_id: str, thinking: str, action: dict[str, Any]) -> list[dict[str, Any]]:
+    """An assistant message (its signed thinking, if any, then a `computer` call) and the user
+    message with the call's result and the screenshot taken after it."""
+    blocks: list[dict[str, Any]] = []
+    if thinking:
+        blocks.append({"type": "thinking", "thinking": thinking, "signature": f"sig-{call_id}"})
+    blocks.append({"type": "tool_use", "id": call_id, "name": "computer", "input": action})
+    screenshot = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": SCREEN_PIXEL},
+    }
+    note = f"Performed {action['action']}. " + "The screen changed; the new layout is shown. " * 3
+    return [
+        {"role": "assistant", "content": blocks},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": call_id, "content": note},
+                screenshot,
+            ],
+        },
+    ]
+
+
+ANTHROPIC_SCREEN_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "user", "content": SCREEN_TASK},
+    *(message for step in SCREEN_ACTIONS for message in _screen_turn(*step)),
+]
+
 RACK_SUMMARY = (
     "Summary of the run so far: the task is to find the hottest rack on the floor and report it. "
     "The floor holds lab1-rack-a, lab1-rack-b and lab2-rack-a; lab1-rack-a's sensor is offline. "
@@ -538,6 +590,26 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "format": "openai",
             "strategy": {"kind": "fit", "max_tokens": 1000, "keep_recent_turns": 2},
             "keep_last_tool_results": 0,
+        },
+    },
+    "anthropic-clear-images-thinking": {
+        "summary": "Clear with images and thinking: old screenshots and old reasoning leave",
+        "description": (
+            "A screen-driving run: each action's result comes back with a screenshot beside it, "
+            "and each assistant message opens with the model's thinking. With `clear`'s "
+            "`images` and `thinking` (docs/rules.md#images-and-thinking), the results the model "
+            "has read before the boundary become placeholders, the screenshots there become a "
+            "short text in their place, and the thinking of the assistant messages there leaves "
+            "(signed thinking after the boundary, and the last assistant message's, stay). "
+            "Nothing is removed: `shaped` lists each change by caller message."
+        ),
+        "value": {
+            "messages": ANTHROPIC_SCREEN_TRANSCRIPT,
+            "format": "anthropic",
+            "system": SCREEN_SYSTEM,
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
+            "keep_last_tool_results": 0,
+            "clear": {"keep_last": 1, "step": 2, "images": True, "thinking": True},
         },
     },
     "native-summaries": {

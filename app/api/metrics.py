@@ -52,6 +52,7 @@ class Metrics:
     summary_requests: Counter
     fit_stages: Counter
     cleared_images: Counter
+    cleared_thinking: Counter
     closed_connections: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
@@ -183,7 +184,13 @@ def create_metrics(memo: CountMemo = MEMO) -> Metrics:
         ),
         cleared_images=Counter(
             "cwp_plan_cleared_images",
-            "Images a plan replaced by a text (`fit`'s caps).",
+            "Images a plan replaced by a text (`fit`'s caps, `clear.images`).",
+            registry=registry,
+        ),
+        cleared_thinking=Counter(
+            "cwp_plan_cleared_thinking",
+            "Caller messages (Responses reasoning items) whose reasoning a plan's "
+            "`clear.thinking` took out.",
             registry=registry,
         ),
         closed_connections=Counter(

@@ -327,3 +327,83 @@ async def test_gemini_a_response_with_parts_is_cleared_and_a_part_beside_it_stay
         }
     }
     assert written[1] == {"text": "look at this"}
+
+
+# ---- images and thinking (docs/rules.md#images-and-thinking) ----------------------------------
+
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+SCREENSHOT = {
+    "type": "image",
+    "source": {"type": "base64", "media_type": "image/png", "data": PIXEL},
+}
+
+
+def screen_turn(call_id: str, thinking: str | None, image: bool) -> list[dict[str, Any]]:
+    """An Anthropic assistant message (its thinking, if any, then a call to `screen`) and the
+    user message holding the call's 300-character result and, when `image`, a screenshot."""
+    blocks: list[dict[str, Any]] = []
+    if thinking is not None:
+        blocks.append({"type": "thinking", "thinking": thinking, "signature": f"sig-{call_id}"})
+    blocks.append({"type": "tool_use", "id": call_id, "name": "screen", "input": {}})
+    answer = [{"type": "tool_result", "tool_use_id": call_id, "content": "t" * 300}]
+    return [
+        {"role": "assistant", "content": blocks},
+        {"role": "user", "content": [*answer, SCREENSHOT] if image else answer},
+    ]
+
+
+async def test_images_and_thinking_worked_example(client: httpx.AsyncClient) -> None:
+    messages = [
+        {"role": "user", "content": "TASK"},
+        *screen_turn("c1", "x" * 120, True),
+        *screen_turn("c2", "y" * 80, True),
+        *screen_turn("c3", "z" * 40, True),
+        *screen_turn("c4", None, False),
+    ]
+    clear = {"keep_last": 1, "step": 2, "images": True, "thinking": True}
+    body = {
+        "messages": messages,
+        "format": "anthropic",
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
+        "keep_last_tool_results": 0,
+        "clear": clear,
+    }
+    answer = await plan_ok(client, body)
+    assert answer["shaped"] == [
+        {"message_index": 1, "window_index": 1, "tool_call_id": None,
+         "action": "thinking-cleared", "chars_before": 120, "chars_after": 0},
+        {"message_index": 2, "window_index": 2, "tool_call_id": "c1", "action": "cleared",
+         "chars_before": 300, "chars_after": 108},
+        {"message_index": 2, "window_index": 2, "tool_call_id": None, "action": "image-cleared",
+         "chars_before": 0, "chars_after": 39, "images": 1},
+        {"message_index": 3, "window_index": 3, "tool_call_id": None,
+         "action": "thinking-cleared", "chars_before": 80, "chars_after": 0},
+        {"message_index": 4, "window_index": 4, "tool_call_id": "c2", "action": "cleared",
+         "chars_before": 300, "chars_after": 108},
+    ]  # fmt: skip
+    window = answer["window"]
+    # The thinking of c1's and c2's messages left; c3's (after the boundary) stayed, signed.
+    assert [block["type"] for block in window[1]["content"]] == ["tool_use"]
+    assert [block["type"] for block in window[3]["content"]] == ["tool_use"]
+    assert window[5]["content"][0] == {
+        "type": "thinking",
+        "thinking": "z" * 40,
+        "signature": "sig-c3",
+    }
+    # The screenshot beside c1's result is a text in its place; c2's comes after the boundary.
+    assert window[2]["content"][1] == {
+        "type": "text",
+        "text": "[image removed from the context window]",
+    }
+    assert window[4]["content"][1] == SCREENSHOT and window[6]["content"][1] == SCREENSHOT
+    text = (await client.get("/metrics")).text
+    totals = dict(line.rsplit(" ", 1) for line in text.splitlines() if line.startswith("cwp_plan"))
+    assert float(totals["cwp_plan_cleared_thinking_total"]) == 2
+    assert float(totals["cwp_plan_cleared_images_total"]) == 1
+    # Off by default: the same request without them clears the two results alone.
+    plain = await plan_ok(client, {**body, "clear": {"keep_last": 1, "step": 2}})
+    assert [entry["action"] for entry in plain["shaped"]] == ["cleared", "cleared"]
+    assert plain["window"][1] == messages[1] and plain["window"][2]["content"][1] == SCREENSHOT
