@@ -80,7 +80,8 @@ class Plan:
 
     @property
     def record(self) -> dict[str, Any] | None:
-        """What this plan files, to send back in `prior_records`; None when it did not engage."""
+        """What this plan files, to send back in `prior_records`; None when it files none (a
+        plan that did not engage, except the clear-only record of `fit` with `clear`)."""
         record: dict[str, Any] | None = self.raw["record"]
         return record
 

@@ -1,8 +1,10 @@
 """One agent run's plans, with the bookkeeping the service leaves to the caller.
 
-The stand-down (`docs/rules.md#the-stand-down`) reads the records of the run's two previous engaged
-plans, so a caller must send them back; `PlannerSession` keeps them (the last two non-null
-`record`s, oldest first) and sends them as `prior_records`.
+The stand-down (`docs/rules.md#the-stand-down`), `fit`'s held cut and `clear`'s held boundary
+(`docs/rules.md#holding-the-boundary`) read the last records the run's plans filed, so a caller must
+send them back; `PlannerSession` keeps them (the last two non-null `record`s, oldest first: an
+engaged plan's, or under `fit` with `clear` the clear-only record) and sends them as
+`prior_records`.
 
 It also numbers the iterations: the plan precedes one model request, so each plan that succeeds
 is one iteration of the agent. The first plan is sent with `iteration` 1 (or the number given),

@@ -131,3 +131,27 @@ def test_the_async_session_keeps_the_same_books(server):
             return [(await session.plan(stand_down_transcript())).evicted_messages for _ in "abc"]
 
     assert asyncio.run(run()) == [[], [], [1, 2]]
+
+
+def test_the_clear_only_record_goes_back_and_the_boundary_is_held(recorded):
+    """docs/rules.md#holding-the-boundary: under `fit` with `clear`, a plan that clearing alone
+    satisfied files the clear-only record; the session sends it back, and the next plan, whose
+    history grew, holds its boundary."""
+    planner, recorder = recorded
+    session = planner.session(
+        format="openai",
+        strategy={"kind": "fit", "max_tokens": 1_200},
+        clear={"keep_last": 1, "step": 2},
+        keep_last_tool_results=0,
+    )
+    history: list[dict[str, Any]] = [{"role": "user", "content": "TASK"}]
+    for k in range(1, 7):
+        history += tool_round(f"c{k}", "read", "x" * 1_000)
+    first = session.plan(history)
+    assert not first.engaged and first.record is not None
+    assert first.record["removed_message_count"] == 0 and first.record["cleared_results"] == 4
+    history += tool_round("c7", "read", "x" * 1_000)
+    second = session.plan(history)
+    assert recorder.bodies[1]["prior_records"] == [first.record]
+    assert second.raw["budget"]["clear_held"] is True
+    assert second.record is not None and second.record["cleared_results"] == 4

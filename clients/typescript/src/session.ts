@@ -1,9 +1,11 @@
 /**
  * `PlannerSession`: one agent run's plans, with the records the stand-down reads carried along.
  *
- * The service keeps no state, so the run does: each plan that engages returns a `record`, and the
- * next plan is sent the last two (oldest first) in `prior_records`; a plan that does not engage
- * returns `record: null`, which is not kept (`docs/rules.md#pins-and-record`). A new session starts a new run
+ * The service keeps no state, so the run does: each plan that engages returns a `record` (and under
+ * `fit` with `clear`, a plan whose clear applied returns the clear-only record,
+ * `docs/rules.md#holding-the-boundary`), and the next plan is sent the last two (oldest first) in
+ * `prior_records`; a plan that files none returns `record: null`, which is not kept
+ * (`docs/rules.md#pins-and-record`). A new session starts a new run
  * with `prior_records: []`. Options given to the session are the defaults of every plan; options
  * given to one `plan` call win over them.
  *
