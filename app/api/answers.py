@@ -83,7 +83,8 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     by_action = Counter(
         (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
         for shaped in result.shaped_results
-        if shaped.action != "image-cleared"
+        # Images have their own counter; reasoning taken out has none (no result's text changed).
+        if shaped.action not in ("image-cleared", "thinking-cleared")
     )
     counters = {
         "capped": metrics.cap_truncations,
