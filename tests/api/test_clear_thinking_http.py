@@ -302,3 +302,20 @@ async def test_responses_reasoning_of_a_run_made_only_of_reasoning_stays(client:
     assert any(item.get("id") == "rs_c" for item in window)
     assert checked("responses", longer, window) == []
     sdk_valid_items(window)
+
+
+@pytest.mark.parametrize("fmt", sorted(RUNS))
+def test_the_compiled_reader_gives_the_python_answer(fmt: str) -> None:
+    """The compiled path and the Python path answer these bodies (and the images runs) with the
+    same bytes, images and thinking on or off."""
+    compiled_reader = pytest.importorskip("tests.api.test_compiled_reader")
+    from tests.api.test_clear_images_http import RUNS as IMAGE_RUNS
+    from tests.api.test_clear_images_http import body_of as images_body
+
+    messages, _, _ = RUNS[fmt]()
+    for thinking in (True, False):
+        compiled_reader.assert_same_answer(orjson.dumps(body_of(fmt, messages, thinking)))
+    screens = IMAGE_RUNS[fmt]().messages
+    for images in (True, False):
+        body = images_body(fmt, screens, {"keep_last_tool_results": 1}, images)
+        compiled_reader.assert_same_answer(orjson.dumps(body))
