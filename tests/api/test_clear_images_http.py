@@ -6,7 +6,8 @@ The run has eight actions; the eighth follows the last assistant message (unread
 the boundary is the 6th result. The screenshots after actions 1–5 are at or before it and become
 the format's text part in their place; the task's (the current request: a screenshot alone is no
 one's words) and those after actions 6–8 stay; a result's screenshot goes with its text when the
-result is cleared and stays when §7.2 spares it; a Responses `computer_call_output` stays whole.
+result is cleared and stays when the clear rule spares it; a Responses `computer_call_output`
+stays whole.
 Each window passes the provider SDK's request types and the dialect's pairing checker; `shaped`
 has one `image-cleared` entry per caller message, after that message's cleared result; the tokens
 sent drop; under `fit` (clear applying, nothing removed) the window is the same; and with `images`
@@ -50,8 +51,8 @@ REPLACED_SHOTS = (1, 2, 3, 4, 5)  # the user screenshots at or before the bounda
 
 def replaced_shots(fmt: str, cleared: set[int]) -> set[int]:
     """The screenshots after the actions that `clear.images` replaces. A Bedrock `image` block
-    next to a `toolResult` (and no text) belongs to the result's core message (formats.md): it is
-    replaced when its result is cleared, and stays when §7.2 spares the result."""
+    next to a `toolResult` (and no text) belongs to the result's core message (docs/rules.md): it is
+    replaced when its result is cleared, and stays when the clear rule spares the result."""
     return set(cleared) if fmt == "bedrock" else set(REPLACED_SHOTS)
 
 
@@ -209,7 +210,7 @@ def parts_of(message: Any, fmt: str) -> list[Any]:
 
 
 def text_part(fmt: str) -> Any:
-    """The format's text part holding X (shaping.md §7.7)."""
+    """The format's text part holding X (docs/rules.md#images-and-thinking)."""
     return {
         "openai": {"type": "text", "text": X},
         "anthropic": {"type": "text", "text": X},
@@ -269,7 +270,7 @@ async def plan(client: Any, body: dict[str, Any]) -> dict[str, Any]:
 
 SLIDING = {"kind": "sliding-window", "keep_recent_turns": 20}
 
-# (extra options, the actions whose results §7.2 clears, the same in the Responses run)
+# (extra options, the actions whose results the clear rule clears, the same in the Responses run)
 VARIANTS: dict[str, tuple[dict[str, Any], set[int], set[int]]] = {
     # Spared: each tool's latest at or before action 6 (click 6, type 3, scroll 5, computer 4).
     # In Responses, computer 2 would be cleared but a `computer_call_output` never is.

@@ -198,7 +198,8 @@ def sdk_check(fmt: str, window: list[Any]) -> None:
 def checked(fmt: str, sent: list[Any], window: list[Any]) -> list[str]:
     """The pairing checker's findings on the window that the input does not already have. In
     Responses, the checker also asks every item to keep the reasoning item before it, where the
-    rule (shaping.md §7.7) asks it only of an item carrying an `id`: those findings, for the
+    rule (docs/rules.md#images-and-thinking) asks it only of an item carrying an `id`: those
+    findings, for the
     reasoning items that left before id-less items, are set aside here."""
     found = pairing_violations(fmt, sent, window)
     if fmt != "responses":
