@@ -89,7 +89,8 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     by_action = Counter(
         (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
         for shaped in result.shaped_results
-        if shaped.tool_call_id is not None
+        # Images and reasoning taken out have their own counters: no result's text changed.
+        if shaped.action not in ("image-cleared", "thinking-cleared")
     )
     counters = {
         "capped": metrics.cap_truncations,

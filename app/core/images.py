@@ -49,7 +49,10 @@ class Image(NamedTuple):
     file id. The size is read only when tokens are counted, so a plan without a tokenizer never
     decodes a header. `required` is True for an image the provider requires to stay an image (a
     Responses `computer_call_output`'s screenshot): it is never replaced by a text
-    (docs/rules.md#images).
+    (docs/rules.md#images). `beside` is True for an image a result's core message holds outside
+    what its text is written in (a Bedrock `image` block next to a `toolResult`): written as a
+    placeholder, the result keeps it, so it is still counted, and `clear.images` replaces it
+    (docs/rules.md#images-and-thinking).
     """
 
     rule: ImageRule
@@ -57,6 +60,7 @@ class Image(NamedTuple):
     data: str | None = None
     start: int = 0
     required: bool = False
+    beside: bool = False
 
 
 # What an image replaced by a text holds (docs/rules.md#images): it starts with one of the

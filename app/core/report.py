@@ -55,9 +55,12 @@ def sent_figures(shaping: Shaping, tokens: TranscriptTokens | None) -> SentFigur
     if tokens is None:
         return SentFigures(chars, None)
     # A reasoning's removal changes no count (reasoning counts nothing: docs/rules.md#tokens).
-    results = [result for result in shaping.results if result.action != "thinking-cleared"]
-    replaced = [sent[result.index] for result in results]
-    now = sum(tokens.scaled[result.index] for result in results)
+    # A result cleared whose image beside it is replaced too has two entries: counted once.
+    indices = sorted(
+        {result.index for result in shaping.results if result.action != "thinking-cleared"}
+    )
+    replaced = [sent[index] for index in indices]
+    now = sum(tokens.scaled[index] for index in indices)
     return SentFigures(chars, tokens.total - now + tokens.messages_scaled(replaced))
 
 

@@ -167,8 +167,9 @@ def capped_text(text: str, name: str | None, cap: int) -> str | None:
 
 def as_text(message: Message, text: str) -> Message:
     """A result written as `text` alone: its images, documents and other parts go with the text
-    it had."""
-    return message._replace(content=text, images=(), extra_texts=(), extra_tokens=0)
+    it had; an image the format keeps beside the result (`Image.beside`) is still sent."""
+    images = tuple(image for image in message.images if image.beside)
+    return message._replace(content=text, images=images, extra_texts=(), extra_tokens=0)
 
 
 def without_images(message: Message) -> tuple[Message, int]:

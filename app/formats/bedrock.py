@@ -450,9 +450,13 @@ def gathered(
         extra = held.get(message.blocks[0])
         if extra is not None:
             texts, tokens = blocks_documents(content, extra)
+            beside = blocks_images(content, extra)
+            if message.role == "tool":
+                # Outside the `toolResult`: a placeholder written for the result leaves it there.
+                beside = tuple(image._replace(beside=True) for image in beside)
             messages[number] = message._replace(
                 blocks=tuple(sorted((*message.blocks, *extra))),
-                images=message.images + blocks_images(content, extra),
+                images=message.images + beside,
                 extra_texts=message.extra_texts + texts,
                 extra_tokens=message.extra_tokens + tokens,
             )

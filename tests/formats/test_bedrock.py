@@ -129,7 +129,17 @@ def test_a_user_message_is_its_results_then_one_core_message_per_text_block() ->
         ),
         pytest.param(
             [result("t", text("r")), IMAGE],
-            [Message("tool", "r", tool_call_id="t", source=0, blocks=(0, 1), images=(PICTURE,))],
+            # Beside the `toolResult`: it stays when the result is written as a placeholder.
+            [
+                Message(
+                    "tool",
+                    "r",
+                    tool_call_id="t",
+                    source=0,
+                    blocks=(0, 1),
+                    images=(PICTURE._replace(beside=True),),
+                )
+            ],
             id="result-and-image",
         ),
         pytest.param(
