@@ -80,16 +80,18 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     images = sum(shaped.images for shaped in result.shaped_results)
     if images:
         metrics.cleared_images.inc(images)
-    by_action = Counter(
-        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
-        for shaped in result.shaped_results
-        if shaped.action != "image-cleared"
-    )
+    # Per tool, the results shaped; `image-cleared` is counted above by its images, and
+    # `thinking-cleared` (an assistant message's reasoning, no tool's result) has no counter.
     counters = {
         "capped": metrics.cap_truncations,
         "collapsed": metrics.collapsed_results,
         "cleared": metrics.cleared_results,
     }
+    by_action = Counter(
+        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
+        for shaped in result.shaped_results
+        if shaped.action in counters
+    )
     for (action, tool), count in by_action.items():
         metrics.child(counters[action], tool).inc(count)
     summaries = result.summaries
