@@ -342,7 +342,7 @@ OPTIONS: dict[str, dict[str, Any]] = {FIT_CLEAR: {"clear": {}}, FIT_SUMMARIES: {
 WITH_IDS = (FIT_IDS, FIT_SUMMARIES)
 
 
-# The contract's targets for `fit` + `clear` over `fit` alone (shaping.md §7.6), full-history agent.
+# The targets for fit + clear over fit alone, full history (docs/rules.md#holding-the-boundary).
 CLEAR_TARGETS = {"misses": 1.5, "tokens_sent": 1.0, "tokens_billed": 1.0}
 
 
