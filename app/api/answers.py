@@ -86,17 +86,17 @@ def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
     }
     if thinking:
         metrics.cleared_thinking.inc(len(thinking))
-    by_action = Counter(
-        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
-        for shaped in result.shaped_results
-        # Images and reasoning taken out have their own counters: no result's text changed.
-        if shaped.action not in ("image-cleared", "thinking-cleared")
-    )
     counters = {
         "capped": metrics.cap_truncations,
         "collapsed": metrics.collapsed_results,
         "cleared": metrics.cleared_results,
     }
+    # Per tool, the results whose text was replaced; images and reasoning are counted above.
+    by_action = Counter(
+        (shaped.action, metrics.tool_label(shaped.tool_name or "other"))
+        for shaped in result.shaped_results
+        if shaped.action in counters
+    )
     for (action, tool), count in by_action.items():
         metrics.child(counters[action], tool).inc(count)
     summaries = result.summaries

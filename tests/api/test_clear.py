@@ -295,6 +295,42 @@ async def test_metrics_count_cleared_results(client: httpx.AsyncClient) -> None:
     assert counter(text, "cwp_cap_truncations_total", "read") == 0
 
 
+async def test_metrics_count_a_plan_that_cleared_thinking(client: httpx.AsyncClient) -> None:
+    # The reasoning of an earlier assistant message is no tool's result: the plan answers, its
+    # cleared result is counted per tool, and the thinking by caller message.
+    from tests.api.test_shaping import counter
+
+    def call(name: str, thought: str) -> list[dict[str, Any]]:
+        return [
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": thought, "signature": "sig"},
+                {"type": "tool_use", "id": name, "name": "read", "input": {}},
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": name, "content": TT},
+            ]},
+        ]  # fmt: skip
+
+    messages = [
+        {"role": "user", "content": "TASK"},
+        *call("c1", "First the one file."),
+        *call("c2", "Then the other."),
+        {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+        {"role": "user", "content": "Why?"},
+    ]
+    clear = {"keep_last": 0, "step": 1, "thinking": True}
+    body = {**OPTIONS, "format": "anthropic", "messages": messages, "clear": clear}
+    answer = await plan_ok(client, body)
+    assert [(entry["action"], entry["chars_before"]) for entry in answer["shaped"]] == [
+        ("thinking-cleared", 19),
+        ("cleared", 300),
+        ("thinking-cleared", 15),
+    ]
+    text = (await client.get("/metrics")).text
+    assert counter(text, "cwp_plan_cleared_results_total", "read") == 1
+    assert "cwp_plan_cleared_thinking_total 2.0" in text.splitlines()
+
+
 async def test_responses_an_output_with_an_image_is_cleared(client: httpx.AsyncClient) -> None:
     from tests.api.test_dialect_examples import CONVERTERS
 

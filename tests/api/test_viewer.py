@@ -14,7 +14,7 @@ from typing import Any, get_args
 import pytest
 
 from app import viewer
-from app.core.plan_types import HeldBy
+from app.core.plan_types import HeldBy, ShapeAction
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.anyio
@@ -175,6 +175,18 @@ def test_the_legend_explains_every_held_by_word_and_no_other():
     assert {"not-reached", "within-budget", "replacement-not-smaller"} <= set(words)
 
 
+def test_the_legend_explains_every_shaped_action_and_no_other():
+    # Images and thinking that clear took are marked beside the results it cleared or capped.
+    script = (viewer.ASSETS / "viewer.js").read_text()
+    actions = script_object_keys(script, "SHAPED")
+    assert len(actions) == len(set(actions))
+    assert set(actions) == literal_words(ShapeAction)
+    assert {"image-cleared", "thinking-cleared"} <= set(actions)
+    # The marks carry what was taken: an image count, and the reasoning's characters.
+    for field in ("entry.images", "entry.chars_before", "dataset.images", "dataset.chars"):
+        assert field in script, field
+
+
 def test_the_script_names_the_stage_of_each_span():
     # Every stage of the fit strategy that removes turns (docs/rules.md#the-fit-strategy); `caps`
     # only shapes texts, so it takes no turn.
@@ -196,5 +208,5 @@ async def test_the_budget_warning_stands_first_in_the_answer_and_the_legend_belo
     assert answer < warning < page.index('id="stats"') and warning < page.index('id="summary"')
     tag = page[page.rindex("<", 0, warning) : page.index(">", warning)]
     assert 'role="alert"' in tag and "data-budget-warning" in tag and "hidden" in tag
-    for element in ('id="legend-held-by"', 'id="legend-taken-by"'):
+    for element in ('id="legend-held-by"', 'id="legend-taken-by"', 'id="legend-shaped"'):
         assert page.index('id="view-turns"') < page.index(element) < page.index('id="turns"')

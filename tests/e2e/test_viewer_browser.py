@@ -10,8 +10,11 @@ of a transcript. Skipped with one line when there is no browser, unless `CWP_REQ
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import struct
+import zlib
 from collections.abc import Iterator
 from typing import Any, get_args
 
@@ -579,3 +582,99 @@ def test_the_legend_says_what_each_held_by_word_means(server, page):
     )
     assert stages == ["span", "further-spans", "pins", "keep-window"]
     assert page.locator("#legend-held-by").is_visible()
+
+
+def tiny_png() -> str:
+    """A 1×1 PNG, base64: an image part the service reads the header of."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        check = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + check
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+    png += chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode()
+
+
+def thinking_transcript() -> list[dict[str, Any]]:
+    """An Anthropic run: the task with two images (turn 0), two calls to `look`, each after the
+    model's reasoning (turns 1: messages 1–2, and 2: messages 3–4), the model's answer and the
+    person's next question."""
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png"}}
+    image["source"]["data"] = tiny_png()
+
+    def call(name: str, thought: str) -> list[dict[str, Any]]:
+        return [
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": thought, "signature": "sig"},
+                {"type": "tool_use", "id": name, "name": "look", "input": {}},
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": name, "content": "x" * 400},
+            ]},
+        ]  # fmt: skip
+
+    text = {"type": "text", "text": "Find the hot rack."}
+    task = {"role": "user", "content": [text, image, image]}
+    return [
+        task,
+        *call("c1", "First I look at rack one."),
+        *call("c2", "Then rack two."),
+        {"role": "assistant", "content": [{"type": "text", "text": "Rack two."}]},
+        {"role": "user", "content": "Why?"},
+    ]
+
+
+CLEAR_OPTIONS: dict[str, Any] = {
+    "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
+    "clear": {"keep_last": 0, "step": 1, "images": True, "thinking": True},
+}
+
+
+def test_cleared_images_and_thinking_are_marked_on_their_rows_with_a_legend(server, page):
+    # The service's own answer (no interception): clear takes the task's two images, both
+    # reasoning blocks and the first result; each mark stands on the row of its message's turn.
+    messages = thinking_transcript()
+    body = {**CLEAR_OPTIONS, "format": "anthropic", "messages": messages, "tokenizer": "estimate"}
+    answer = posted(server, body | {"include_turns": True})
+    assert [entry["action"] for entry in answer["shaped"]] == [
+        "image-cleared",
+        "thinking-cleared",
+        "cleared",
+        "thinking-cleared",
+    ]
+    page.goto(f"{server.url}/viewer")
+    page.wait_for_selector("#status[data-state=ready]", state="attached")
+    page.fill("#transcript", json.dumps(messages))
+    page.select_option("#format", "anthropic")
+    page.fill("#options-json", json.dumps(CLEAR_OPTIONS))
+    page.click("#plan")
+    page.wait_for_selector("#status[data-state=done]", state="attached")
+    marks = page.eval_on_selector_all(
+        "#turns li.turn .badge.shaped",
+        """els => els.map(e => ({turn: e.closest('li').dataset.turnIndex, text: e.textContent,
+            action: e.dataset.shaped, message: e.dataset.messageIndex,
+            images: e.dataset.images ?? null, chars: e.dataset.chars ?? null, title: e.title}))""",
+    )
+    assert [(m["turn"], m["text"], m["message"], m["images"], m["chars"]) for m in marks] == [
+        ("0", "image-cleared (2 images)", "0", "2", None),
+        ("1", "thinking-cleared (25 chars)", "1", None, "25"),
+        ("1", "cleared", "2", None, None),
+        ("2", "thinking-cleared (14 chars)", "3", None, "14"),
+    ]
+    assert all("clear." in m["title"] for m in marks if m["action"] != "cleared")
+    legend = page.eval_on_selector_all(
+        "#legend-shaped li", "els => els.map(e => [e.dataset.action, e.innerText])"
+    )
+    assert [action for action, _ in legend] == [
+        "collapsed",
+        "cleared",
+        "capped",
+        "image-cleared",
+        "thinking-cleared",
+    ]
+    meanings = dict(legend)
+    assert "clear.images" in meanings["image-cleared"]
+    assert "clear.thinking" in meanings["thinking-cleared"]
+    assert page.is_visible("#legend-shaped li[data-action='thinking-cleared']")

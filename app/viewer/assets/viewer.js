@@ -57,6 +57,19 @@ export const TAKEN_BY = {
       "A keep-window turn, removed by fit because the window was still over max_tokens.",
   },
 };
+// What each `shaped[].action` means, in one line (docs/rules.md): the legend and each mark's title
+// read it here. The marks stand on the row of the turn that holds the entry's message_index.
+export const SHAPED = {
+  collapsed: "A result the findings ledger set aside (e.g. noise), sent as a short ticket.",
+  cleared: "An old result the model has read, sent as a placeholder (clear).",
+  capped: "A result's text shortened so the window fits max_tokens (fit).",
+  "image-cleared":
+    "Images in this message or its results, each replaced by a short text (clear.images): how many.",
+  "thinking-cleared":
+    "The model's reasoning taken from this earlier assistant message (clear.thinking); the " +
+    "characters of visible reasoning it had.",
+};
+
 // With a single span (every strategy but a fit plan that went on to further stages) there is no
 // "first" to speak of.
 const ONE_SPAN = "the span";
@@ -481,9 +494,14 @@ function takenLabel(stage, several) {
   return TAKEN_BY[stage]?.label ?? stage;
 }
 
-function shapedText(entry) {
+// A mark's words: the action, with what it took where the entry says (images, characters).
+export function shapedText(entry) {
   if (entry.action === "image-cleared" && typeof entry.images === "number") {
     return `image-cleared (${entry.images} image${entry.images === 1 ? "" : "s"})`;
+  }
+  if (entry.action === "thinking-cleared" && typeof entry.chars_before === "number") {
+    const chars = entry.chars_before;
+    return `thinking-cleared (${COUNT.format(chars)} char${chars === 1 ? "" : "s"})`;
   }
   return entry.action;
 }
@@ -511,6 +529,13 @@ function drawLegend() {
     const item = legendLine(badge(`taken by ${label}`, "taken"), meaning);
     item.dataset.stage = stage;
     taken.append(item);
+  }
+  const shaped = $("#legend-shaped");
+  shaped.replaceChildren();
+  for (const [action, meaning] of Object.entries(SHAPED)) {
+    const item = legendLine(badge(action, `shaped ${action}`), meaning);
+    item.dataset.action = action;
+    shaped.append(item);
   }
 }
 
@@ -621,8 +646,12 @@ function turnRow(turn, messages, marks) {
     labels.append(badge(`pin: ${kind}`, "pin", "pinned"));
   }
   for (const entry of marks.shaped.get(turn.index) || []) {
-    const mark = badge(shapedText(entry), "shaped", "shaped result");
+    const meaning = SHAPED[entry.action] ?? "shaped";
+    const mark = badge(shapedText(entry), `shaped ${entry.action}`, meaning);
     mark.dataset.shaped = entry.action;
+    mark.dataset.messageIndex = String(entry.message_index);
+    if (typeof entry.images === "number") mark.dataset.images = String(entry.images);
+    if (entry.action === "thinking-cleared") mark.dataset.chars = String(entry.chars_before);
     labels.append(mark);
   }
   if (turn.index === marks.current) {
