@@ -196,24 +196,11 @@ def sdk_check(fmt: str, window: list[Any]) -> None:
 
 
 def checked(fmt: str, sent: list[Any], window: list[Any]) -> list[str]:
-    """The pairing checker's findings on the window that the input does not already have. In
-    Responses, the checker also asks every item to keep the reasoning item before it, where the
-    rule (docs/rules.md#images-and-thinking) asks it only of an item carrying an `id`: those
-    findings, for the
-    reasoning items that left before id-less items, are set aside here."""
+    """The pairing checker's findings on the window that the input does not already have (the
+    Responses run made of reasoning alone is one the checker finds in the input itself)."""
     found = pairing_violations(fmt, sent, window)
-    if fmt != "responses":
-        return found
     own = {finding.split(": ", 1)[-1] for finding in pairing_violations(fmt, sent, sent)}
-    return [
-        finding
-        for finding in found
-        if finding.split(": ", 1)[-1] not in own
-        and not (
-            "without its required 'reasoning' item" in finding
-            and finding.endswith(("'rs_a'", "'rs_b'", "'rs_d'", "'rs_f'"))
-        )
-    ]
+    return [finding for finding in found if finding.split(": ", 1)[-1] not in own]
 
 
 async def plan(client: Any, body: dict[str, Any]) -> dict[str, Any]:

@@ -1127,3 +1127,19 @@ def test_cleared_windows_keep_the_responses_pairing_rules(
     if answer["stats"]["removed_message_count"] == 0:
         again = plan({**body, "messages": window})
         assert again["shaped"] == [] and again["window"] == window
+
+
+def test_the_checker_lets_an_item_without_id_stay_without_its_reasoning() -> None:
+    """The API pairs a stored item with its reasoning item by id (docs/rules.md#images-and-
+    thinking): a call sent without `id` may stay when its reasoning item left; one with an id
+    may not."""
+    call = {"type": "function_call", "call_id": "c1", "name": "look", "arguments": "{}"}
+    output = function_output("c1", "x")
+    sent = [USER, reasoning_item("1"), call, output]
+    assert responses_violations([USER, call, output], sent) == []
+    stored = function_call("c1", "look", "{}")
+    sent = [USER, reasoning_item("1"), stored, output]
+    assert any(
+        "without its required 'reasoning' item" in finding
+        for finding in responses_violations([USER, stored, output], sent)
+    )

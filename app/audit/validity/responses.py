@@ -15,9 +15,11 @@ states them for its items:
   call whose id a later call reuses is answered only by an output before that later call;
 - a `reasoning` item must be followed by the item it produced ("Item 'rs_…' of type 'reasoning'
   was provided without its required following item"), and, compared with the input the window
-  was cut from, a call or message item the input gave a reasoning item must keep it ("Item
-  'fc_…' of type 'function_call' was provided without its required 'reasoning' item: 'rs_…'"),
-  while a kept reasoning item keeps every item that followed it;
+  was cut from, a call or message item carrying an `id` that the input gave a reasoning item must
+  keep it ("Item 'fc_…' of type 'function_call' was provided without its required 'reasoning'
+  item: 'rs_…'": the API pairs an item it stored with its reasoning item by that id; an item with
+  no `id` is read as sent, docs/rules.md#images-and-thinking), while a kept reasoning item keeps
+  every item that followed it;
 - the conversation after the leading system/developer messages and `compaction` items opens on
   a user message when the input's did.
 
@@ -157,14 +159,15 @@ def kept_positions(sent: list[Item], window: list[Item]) -> set[int]:
 
 
 def reasoning_violations(sent: list[Item], window: list[Item]) -> list[str]:
-    """A reasoning item and what it produced are kept together or leave together."""
+    """A reasoning item and what it produced are kept together or leave together, except that an
+    item with no `id` may stay without its reasoning item."""
     kept = kept_positions(sent, window)
     problems: list[str] = []
     for reasoning, produced in reasoning_groups(sent):
         has_reasoning = reasoning in kept
         for position in produced:
             item = sent[position]
-            if position in kept and not has_reasoning:
+            if position in kept and not has_reasoning and "id" in item:
                 problems.append(
                     f"Item {describe(item)} was provided without its required 'reasoning' item: "
                     f"{sent[reasoning].get('id')!r}"
