@@ -1,8 +1,8 @@
 """The clear boundary held with the cut under `fit` (docs/rules.md#holding-the-boundary) through
 the core: the clear-only record, the held state with and without a cut, every way back to the
 step rule's boundary (the held window over `max_tokens`, a boundary the step rule has not reached,
-a cut's frame in the transcript, a record that holds no boundary), the §3 held cut not tried after
-a fresh boundary, clear not applying, `sliding-window`, and the stand-down.
+a cut's frame in the transcript, a record that holds no boundary), `fit`'s own held cut not
+tried after a fresh boundary, clear not applying, `sliding-window`, and the stand-down.
 
 The run: `U(TASK)` then `R(c1,read,T)` … `R(cn,read,T)` with `T` = `"t"×300`, `clear {"keep_last":
 1, "step": 2}`, `fit` with `keep_recent_turns` 1 and `keep_last_tool_results` 0 unless a test says
@@ -195,7 +195,7 @@ def test_a_record_that_holds_no_boundary_gives_the_step_rules() -> None:
 
 def test_after_a_fresh_boundary_the_fit_held_cut_is_not_tried() -> None:
     # run(12) at 600 (target 480): the step rule's boundary leaves 581. The last cut (4 caller
-    # messages, 581 − 80 + 70 = 571 ≤ 600) would be held by §3 alone; with the boundary fresh the
+    # messages, 581 − 80 + 70 = 571 ≤ 600) would be held by `fit` alone; with the boundary fresh the
     # cut goes to the target: six turns, 442.
     result = plan_window(run(12), fit(600, PriorRecord(4, (), "fit", None)))
     assert result.engaged and result.removed == ((1, 13),)
