@@ -260,6 +260,62 @@ async def test_a_bad_clear_value_is_refused_naming_it(
     assert any(found[-len(loc) :] == loc and found[0] == "body" for found in locs), locs
 
 
+@pytest.mark.parametrize("key", ["images", "thinking"])
+@pytest.mark.parametrize("value", ["yes", 1, 0, None, [], {}, "true"])
+async def test_images_and_thinking_take_a_boolean_only(
+    client: httpx.AsyncClient, key: str, value: Any
+) -> None:
+    body = {**BASE, "clear": {key: value}}
+    response = await client.post(PATH, content=orjson.dumps(body), headers=JSON)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert [error["loc"] for error in response.json()["errors"]] == [["body", "clear", key]]
+
+
+RECORD = {
+    "strategy": "fit",
+    "iteration": 1,
+    "removed_message_count": 0,
+    "refusals": [],
+    "pins": {"last_tool_result": None, "ledger_fact": None},
+}
+
+
+@pytest.mark.parametrize("value", [-1, "6", 1.5, True, [6], {"k": 6}])
+async def test_a_bad_cleared_results_is_refused_naming_its_record(
+    client: httpx.AsyncClient, value: Any
+) -> None:
+    records = [RECORD, {**RECORD, "cleared_results": value}]
+    body = {**BASE, "prior_records": records}
+    response = await client.post(PATH, content=orjson.dumps(body), headers=JSON)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    locs = [error["loc"] for error in response.json()["errors"]]
+    assert locs == [["body", "prior_records", 1, "cleared_results"]]
+
+
+async def test_a_record_without_cleared_results_is_read_and_holds_no_boundary(
+    client: httpx.AsyncClient,
+) -> None:
+    # C2-moved over `fit` one token under its total: the step rule's boundary, 6.
+    before = (await plan_ok(client, {**BASE, "messages": C2_MOVED, "tokenizer": "estimate"}))[
+        "stats"
+    ]["tokens_before"]
+    fit = {"kind": "fit", "max_tokens": before - 1}
+    body = {**OPTIONS, "messages": C2_MOVED, "format": "native", "strategy": fit}
+    for held, prior in ((False, RECORD), (False, {**RECORD, "cleared_results": 0})):
+        answer = await plan_ok(client, {**body, "prior_records": [prior]})
+        assert answer["budget"]["clear_held"] is held
+        assert answer["record"]["cleared_results"] == 6
+    # With a boundary the step rule has reached (4 ≤ 6), it is held.
+    answer = await plan_ok(client, {**body, "prior_records": [{**RECORD, "cleared_results": 4}]})
+    assert answer["budget"]["clear_held"] is True and answer["record"]["cleared_results"] == 4
+    assert [entry["tool_call_id"] for entry in answer["shaped"]] == ["c1", "c2"]
+    # A whole number written as a float is read as that number.
+    answer = await plan_ok(client, {**body, "prior_records": [{**RECORD, "cleared_results": 4.0}]})
+    assert answer["budget"]["clear_held"] is True and answer["record"]["cleared_results"] == 4
+
+
 async def test_every_bad_clear_key_is_reported_at_once(client: httpx.AsyncClient) -> None:
     bad = {"keep_last": -1, "step": 0, "exclude_tools": [2], "trigger_tokens": 0, "x": 1}
     response = await client.post(PATH, content=orjson.dumps({**BASE, "clear": bad}), headers=JSON)
