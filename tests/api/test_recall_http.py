@@ -291,7 +291,7 @@ def test_the_answer_depends_only_on_the_request(format: str, data: st.DataObject
     assert answer["hits"] >= 0 and answer["found"] == (answer["hits"] > 0)
 
 
-# ---- refusals --------------------------------------------------------------------------------------
+# ---- refusals ------------------------------------------------------------------------------
 
 MESSAGES = WORKED["messages"]
 
