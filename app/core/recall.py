@@ -28,9 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from app.core.defaults import DEFAULT_RECALL_MAX_CHARS, DEFAULT_RECALL_PAGE
+
 RecallRole = Literal["user", "assistant", "tool"]
 
-DEFAULT_MAX_CHARS = 8000
 MIN_MAX_CHARS = 256
 MAX_MAX_CHARS = 100_000
 MAX_WRITTEN_HITS = 20
@@ -171,8 +172,8 @@ def recall(
     entries: Sequence[Recallable],
     ref: str | None,
     query: str | None,
-    page: int = 1,
-    max_chars: int = DEFAULT_MAX_CHARS,
+    page: int = DEFAULT_RECALL_PAGE,
+    max_chars: int = DEFAULT_RECALL_MAX_CHARS,
 ) -> Recalled:
     """The answer to a recall of `ref` or `query` (exactly one given, non-empty) over `entries`,
     the transcript's core messages but `system` ones, in order."""

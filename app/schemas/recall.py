@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr
 
 from app.core import defaults
-from app.core.recall import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS
+from app.core.recall import MAX_MAX_CHARS, MIN_MAX_CHARS
 from app.schemas.common import (
     FORMAT_DESCRIPTION,
     MESSAGES_DESCRIPTION,
@@ -54,9 +54,12 @@ class RecallRequest(BaseModel):
         "-`, trimmed of `. : / -` at both ends, lowercased; a run of 3 characters or more, or 2 "
         "holding a digit.",
     )
-    page: PositiveWhole = Field(1, description="Which page of the answer, from 1.")
+    page: PositiveWhole = Field(
+        defaults.DEFAULT_RECALL_PAGE, description="Which page of the answer, from 1."
+    )
     max_chars: PageChars = Field(
-        DEFAULT_MAX_CHARS, description="The characters of one page (256 to 100,000)."
+        defaults.DEFAULT_RECALL_MAX_CHARS,
+        description="The characters of one page (256 to 100,000).",
     )
 
 
