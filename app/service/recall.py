@@ -52,7 +52,7 @@ def recall_request(
     raise_if_any(errors)
     assert body is not None and transcript is not None
     checkpoint()
-    entries = recallables(transcript.dialect, transcript.callers, transcript.messages)
+    entries = recallables(transcript.dialect, transcript.callers, transcript.messages, body.ref)
     checkpoint()
     answer = recall(entries, body.ref or None, body.query or None, body.page, body.max_chars)
     return RecallAnswer(content(answer), "ref" if body.ref else "query", answer.found)
@@ -70,17 +70,18 @@ def one_of_error(raw: dict[str, Any], errors: list[FieldError]) -> None:
 
 
 def recallables(
-    dialect: Dialect, callers: Callers, messages: Sequence[Message]
+    dialect: Dialect, callers: Callers, messages: Sequence[Message], ref: str | None = None
 ) -> list[Recallable]:
     """Every core message but a `system` one, as recall reads it: its caller index (a Responses
     run's first item), role, recall text, and for a result its call and tool name (recovered
-    from the call when the wire carries none)."""
+    from the call when the wire carries none). With `ref` (not empty), only the results that
+    answer it: a `ref` reads no other, so no other's text is written."""
     text_of = dialect.recall_texts(callers)
     call_names = first_call_names(messages)
     entries: list[Recallable] = []
     for index, message in enumerate(messages):
         role = message.role
-        if role == "system":
+        if role == "system" or (ref and message.tool_call_id != ref):
             continue
         caller = index if message.source is None else message.source
         if role == "tool":
