@@ -22,6 +22,7 @@ from app.api.answers import (
     lookup_answer,
     offer_answer,
     plan_answer,
+    recall_answer,
     use_answer,
 )
 from app.api.examples import ANSWERS_FILE
@@ -37,6 +38,7 @@ ANSWERERS: dict[str, Callable[[Any], Response]] = {
     "/v1/window/plan": lambda raw: plan_answer(raw, MAX_MESSAGES, METRICS),
     "/v1/tool-results/cap": lambda raw: cap_answer(raw, METRICS),
     "/v1/offer": lambda raw: offer_answer(raw, MAX_MESSAGES),
+    "/v1/recall": lambda raw: recall_answer(raw, MAX_MESSAGES, METRICS),
     "/v1/kept-answers/keep": keep_answer,
     "/v1/kept-answers/use": use_answer,
     "/v1/kept-answers/lookup": lookup_answer,

@@ -25,6 +25,7 @@ from app.service.kept import keep_request, lookup_request, use_request
 from app.service.limits import DEFAULT_LIST_LIMITS, ListLimits
 from app.service.offer import offer_request
 from app.service.plan import PlanCore, PlannedAnswer, plan_request, plan_scanned
+from app.service.recall import recall_request
 
 
 def plan_answer(
@@ -130,3 +131,11 @@ def use_answer(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
 
 def lookup_answer(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
     return json_response(lookup_request(raw, limits))
+
+
+def recall_answer(
+    raw: Any, max_messages: int, metrics: Metrics, limits: ListLimits = DEFAULT_LIST_LIMITS
+) -> Response:
+    recalled = recall_request(raw, max_messages, limits)
+    metrics.child(metrics.recalls, recalled.kind, str(recalled.found).lower()).inc()
+    return json_response(recalled.content)

@@ -54,6 +54,7 @@ class Metrics:
     cleared_images: Counter
     cleared_thinking: Counter
     closed_connections: Counter
+    recalls: Counter
     tool_labels: set[str] = field(default_factory=set)
     children: dict[tuple[int, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -198,6 +199,12 @@ def create_metrics(memo: CountMemo = MEMO) -> Metrics:
             "Connections closed before their first byte: `silent` at the read deadline, "
             "`evicted` to make room when as many silent ones as CWP_LIMIT_CONCURRENCY were held.",
             ["reason"],
+            registry=registry,
+        ),
+        recalls=Counter(
+            "cwp_recalls",
+            "Recalls answered, by `kind` (`ref` or `query`) and whether anything was `found`.",
+            ["kind", "found"],
             registry=registry,
         ),
     )

@@ -20,6 +20,9 @@ DEFAULT_ITERATION = 1
 DEFAULT_INCLUDE_WINDOW = True
 DEFAULT_INCLUDE_TURNS = True
 DEFAULT_OFFER_LIMIT = 32
+# A recall's answer (docs/rules.md#answering-a-recall): page 1, in pages of 8,000 characters.
+DEFAULT_RECALL_PAGE = 1
+DEFAULT_RECALL_MAX_CHARS = 8000
 MAX_CAP_RESULTS = 10_000
 DEFAULT_TOKENIZER = None  # no token figures unless asked for, or the strategy is `fit`
 FIT_TOKENIZER = "estimate"  # what `fit` counts with when no tokenizer is named
@@ -115,6 +118,11 @@ OPTION_DEFAULTS: dict[str, Any] = {
         "ledger": [],
         "previous_batch": [],
         "limit": DEFAULT_OFFER_LIMIT,
+    },
+    "recall": {
+        "format": DEFAULT_FORMAT,
+        "page": DEFAULT_RECALL_PAGE,
+        "max_chars": DEFAULT_RECALL_MAX_CHARS,
     },
     "kept_answers": {"kept": None},
 }

@@ -56,6 +56,14 @@ from app.formats.fields import (
     unknown_role,
 )
 from app.formats.reasoning import ReasoningPart, block_parts, blocks_remover, text_chars
+from app.formats.recall_texts import (
+    FILE_MARK,
+    IMAGE_MARK,
+    field_of,
+    joined,
+    recall_text_with,
+    string_at,
+)
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 TEXT_BLOCKS = {"text": "text"}
@@ -698,6 +706,26 @@ def thinking_chars(block: Any) -> int | None:
     return None
 
 
+def parts_recall_text(callers: CallerMessages, message: Message) -> str:
+    """A user message's blocks, or a `tool_result`'s content blocks, as their text with each
+    `image` block as `[image]` and every other block (a document, …) as `[file]`."""
+    content = field_of(callers, message, BLOCKS)
+    if not isinstance(content, list):
+        return message.content
+    if message.role == "user":
+        return joined((content[position] for position in message.blocks), recall_piece)
+    result = content[message.blocks[0]]
+    inner = result.get("content") if is_object(result) else None
+    return joined(inner, recall_piece) if isinstance(inner, list) else message.content
+
+
+def recall_piece(block: Any) -> str:
+    block_type = block.get("type") if is_object(block) else None
+    if block_type == "text":
+        return string_at(block, "text")
+    return IMAGE_MARK if block_type == IMAGE else FILE_MARK
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -716,4 +744,5 @@ DIALECT = Dialect(
     clear_images=clear_images,
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
+    recall_text=recall_text_with(parts_recall_text),
 )

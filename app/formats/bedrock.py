@@ -65,6 +65,14 @@ from app.formats.fields import (
     unknown_role,
 )
 from app.formats.reasoning import ReasoningPart, block_parts, blocks_remover, text_chars
+from app.formats.recall_texts import (
+    FILE_MARK,
+    IMAGE_MARK,
+    field_of,
+    joined,
+    recall_text_with,
+    string_at,
+)
 
 ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 # The block kinds this reader reads; any other kind adds nothing and travels with its message.
@@ -965,6 +973,32 @@ def read_alone(value: Any, index: int) -> list[Message]:
     return read_with_blocks([value], read_plain, read_message, index)
 
 
+def parts_recall_text(callers: CallerMessages, message: Message) -> str:
+    """The blocks a user or tool message holds as their text (a `toolResult`'s own `text` and
+    compact `json` blocks), each `image` as `[image]`, each document, video or audio as `[file]`;
+    `cachePoint` and `guardContent` write nothing."""
+    content = field_of(callers, message, BLOCKS)
+    if not isinstance(content, list):
+        return message.content
+    return joined((content[position] for position in message.blocks), recall_piece)
+
+
+def recall_piece(block: Any) -> str:
+    if not is_object(block):
+        return ""
+    if "text" in block:
+        return string_at(block, "text")
+    if "json" in block:
+        return orjson.dumps(block["json"]).decode()
+    result = block.get("toolResult")
+    if is_object(result):
+        inner = result.get("content")
+        return joined(inner, recall_piece) if isinstance(inner, list) else ""
+    if IMAGE in block:
+        return IMAGE_MARK
+    return FILE_MARK if any(kind in block for kind in MEDIA_KINDS) else ""
+
+
 DIALECT = Dialect(
     "bedrock",
     read,
@@ -984,4 +1018,5 @@ DIALECT = Dialect(
     clear_images=clear_images,
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
+    recall_text=recall_text_with(parts_recall_text),
 )

@@ -10,7 +10,8 @@ messages (Bedrock merges neighbours of one role) places the plan's window figure
 whose provider reads nothing before a message of the transcript (Anthropic, after its last
 compaction artifact) says which core message that is. A format that carries images says how its
 caller messages are written with the images of chosen core messages replaced by a text
-(`app.formats.cleared`): what a plan that makes room by clearing images writes.
+(`app.formats.cleared`): what a plan that makes room by clearing images writes. A format whose
+messages carry content parts writes a message's recall text with them (`app.formats.recall_texts`).
 
 A request resolves its format to one `Dialect` once; everything after asks that object, through
 the methods below, which give the optional parts (no part predicate, no system prompt, no placer)
@@ -28,6 +29,7 @@ from app.core.plan_types import WindowPlan
 from app.formats.callers import CallerMessages, Callers, caller_messages
 from app.formats.fields import JsonObject
 from app.formats.reasoning import ReasoningReader, ReasoningRemover, parts_of, per_caller
+from app.formats.recall_texts import RecallText, plain_recall_text
 
 Reader = Callable[[list[Any]], list[Message]]
 # The core ranges [s, e) a window leaves out, ascending and apart (empty: nothing); a notice goes
@@ -117,6 +119,10 @@ class Dialect:
     # how it is taken out (docs/rules.md#images-and-thinking; None: the format carries none).
     reasoning: ReasoningReader | None = None
     remove_reasoning: ReasoningRemover | None = None
+    # Formats whose messages carry content parts: a core message's recall text, its parts that
+    # are not text written as marks where they stood (`app.formats.recall_texts`; None: the text
+    # alone and an assistant's call lines, as native).
+    recall_text: RecallText | None = None
 
     @property
     def has_system_prompt(self) -> bool:
@@ -172,6 +178,14 @@ class Dialect:
             return lambda message: ()
         callers = caller_messages(raw)
         return lambda message: per_caller(reasoning(callers, message))
+
+    def recall_texts(self, raw: Callers) -> Callable[[Message], str]:
+        """The recall text of a core message read from `raw` (docs/rules.md#answering-a-recall):
+        a user or tool message's text with its other parts as `[image]` or `[file]` where they
+        stood, an assistant's text and a line `{name} {arguments}` per call."""
+        callers = caller_messages(raw)
+        recall_text = self.recall_text or plain_recall_text
+        return lambda message: recall_text(callers, message)
 
     def with_images_cleared(
         self, callers: CallerMessages, core: Sequence[Message], indices: Collection[int]

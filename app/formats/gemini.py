@@ -51,6 +51,14 @@ from app.formats.fields import (
     unknown_role,
 )
 from app.formats.reasoning import ReasoningPart, block_parts, blocks_remover, text_chars
+from app.formats.recall_texts import (
+    FILE_MARK,
+    IMAGE_MARK,
+    field_of,
+    joined,
+    recall_text_with,
+    string_at,
+)
 
 ROLES = ("user", "model")
 # Snake-case spellings the REST API also parses: read silently as unknown parts, they would hide
@@ -698,6 +706,31 @@ def system_signal(system: Any) -> bool:
     return is_object(system) and "parts" in system
 
 
+def parts_recall_text(callers: CallerMessages, message: Message) -> str:
+    """A user content's parts as their text with each image (`inlineData`/`fileData` of an
+    `image/*` type) as `[image]` and every other media part as `[file]`; a result's text with
+    the media parts its `functionResponse` carries after it."""
+    parts = field_of(callers, message, BLOCKS)
+    if not isinstance(parts, list):
+        return message.content
+    if message.role == "user":
+        return joined((parts[position] for position in message.blocks), recall_piece)
+    part = parts[message.blocks[0]]
+    response = part.get("functionResponse") if is_object(part) else None
+    media = response.get("parts") if is_object(response) else None
+    if not isinstance(media, list):
+        return message.content
+    return message.content + joined(media, recall_piece)
+
+
+def recall_piece(part: Any) -> str:
+    if not is_object(part):
+        return ""
+    if is_media(part):
+        return FILE_MARK if part_image(part) is None else IMAGE_MARK
+    return string_at(part, "text")
+
+
 DIALECT = Dialect(
     "gemini",
     read,
@@ -714,4 +747,5 @@ DIALECT = Dialect(
     clear_images=clear_images,
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
+    recall_text=recall_text_with(parts_recall_text),
 )

@@ -40,6 +40,14 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.recall_texts import (
+    FILE_MARK,
+    IMAGE_MARK,
+    field_of,
+    joined,
+    recall_text_with,
+    string_at,
+)
 from app.formats.whole import one_to_one_dialect
 
 ROLES: dict[str, Role] = {
@@ -306,6 +314,22 @@ def part_without_image(part: Any) -> Any:
     return part
 
 
+def parts_recall_text(callers: CallerMessages, message: Message) -> str:
+    """A user or tool message's text with each `image_url` part as `[image]` and every other
+    part that is not text (audio, a file) as `[file]`, where it stood."""
+    content = field_of(callers, message, "content")
+    if not isinstance(content, list):
+        return message.content
+    return joined(content, recall_piece)
+
+
+def recall_piece(part: Any) -> str:
+    part_type = part.get("type") if is_object(part) else None
+    if part_type == "text":
+        return string_at(part, "text")
+    return IMAGE_MARK if part_type == "image_url" else FILE_MARK
+
+
 DIALECT = one_to_one_dialect(
     "openai",
     read_plain,
@@ -314,4 +338,5 @@ DIALECT = one_to_one_dialect(
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     clear_images=clear_images,
+    recall_text=recall_text_with(parts_recall_text),
 )

@@ -54,6 +54,13 @@ from app.formats.reasoning import (
     text_chars,
     without_items,
 )
+from app.formats.recall_texts import (
+    FILE_MARK,
+    IMAGE_MARK,
+    joined,
+    recall_text_with,
+    string_at,
+)
 from app.formats.whole import notice_message, splice, with_field_texts
 
 MESSAGE = "message"
@@ -621,6 +628,31 @@ def reasoning_chars(item: JsonObject) -> int:
     return chars
 
 
+def parts_recall_text(callers: CallerMessages, message: Message) -> str:
+    """A user item's content, or a function output's `output`, as its text with each
+    `input_image` as `[image]` and every other part that is not text (a file, audio) as
+    `[file]`; a paired output's text as counted (its `output`), a screenshot as `[image]`."""
+    item = callers[message.source] if message.source is not None else None
+    if not is_object(item):
+        return message.content
+    item_type = item.get("type", MESSAGE)
+    if item_type in PAIRED_OUTPUTS:
+        return "".join(message.extra_texts) + (IMAGE_MARK if message.images else "")
+    parts = item.get("content" if item_type == MESSAGE else "output")
+    if not isinstance(parts, list):
+        return message.content
+    texts = TEXT_PARTS if item_type == MESSAGE else OUTPUT_PARTS
+    return joined(parts, lambda part: recall_piece(part, texts))
+
+
+def recall_piece(part: Any, texts: Mapping[str, str]) -> str:
+    part_type = part.get("type") if is_object(part) else None
+    key = texts.get(part_type) if isinstance(part_type, str) else None
+    if key is not None:
+        return string_at(part, key)
+    return IMAGE_MARK if part_type == INPUT_IMAGE else FILE_MARK
+
+
 DIALECT = Dialect(
     "responses",
     read,
@@ -637,4 +669,5 @@ DIALECT = Dialect(
     place=placed_without_items,
     reasoning=reasoning,
     remove_reasoning=without_items,
+    recall_text=recall_text_with(parts_recall_text),
 )

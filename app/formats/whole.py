@@ -16,6 +16,7 @@ from app.core.messages import Message
 from app.formats.callers import CallerMessages, Reshaped
 from app.formats.dialect import Dialect, ImageClearer, PartPredicate, Removed, Signals
 from app.formats.fields import JsonObject, Problems, read_one_to_one
+from app.formats.recall_texts import RecallText
 
 
 def notice_message(text: str) -> JsonObject:
@@ -95,6 +96,7 @@ def one_to_one_dialect(
     has_non_text_part: PartPredicate | None = None,
     result_has_parts: PartPredicate | None = None,
     clear_images: ImageClearer | None = None,
+    recall_text: RecallText | None = None,
 ) -> Dialect:
     """The dialect of a format whose caller messages map one to one onto core messages: each
     message read on the format's quick path (`read_plain`), else with every check
@@ -117,4 +119,5 @@ def one_to_one_dialect(
         has_non_text_part=has_non_text_part,
         result_has_parts=result_has_parts,
         clear_images=clear_images,
+        recall_text=recall_text,
     )

@@ -49,6 +49,7 @@ def test_the_document_shows_the_same_defaults(schemas: dict[str, Any]) -> None:
     assert documented(schemas, "PlanRequest") == plan
     offer = {k: v for k, v in OFFER.items() if not isinstance(v, list)}
     assert documented(schemas, "OfferRequest") == offer
+    assert documented(schemas, "RecallRequest") == defaults.OPTION_DEFAULTS["recall"]
     keep = PLAN["strategy"]["keep_recent_turns"]
     for strategy in ("SlidingWindowStrategy", "TokenBudgetStrategy"):
         assert documented(schemas, strategy) == {"keep_recent_turns": keep}

@@ -9,9 +9,17 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from app.api.routes import cap, kept, offer, service, viewer, window
+from app.api.routes import cap, kept, offer, recall, service, viewer, window
 
-ROUTERS = (window.router, cap.router, offer.router, kept.router, service.router, viewer.router)
+ROUTERS = (
+    window.router,
+    cap.router,
+    offer.router,
+    recall.router,
+    kept.router,
+    service.router,
+    viewer.router,
+)
 
 
 def include_routes(app: FastAPI) -> None:

@@ -3,7 +3,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CapRouteV1ToolResultsCapPostData, CapRouteV1ToolResultsCapPostErrors, CapRouteV1ToolResultsCapPostResponses, HealthzHealthzGetData, HealthzHealthzGetErrors, HealthzHealthzGetResponses, InfoV1InfoGetData, InfoV1InfoGetErrors, InfoV1InfoGetResponses, KeepRouteV1KeptAnswersKeepPostData, KeepRouteV1KeptAnswersKeepPostErrors, KeepRouteV1KeptAnswersKeepPostResponses, LookupRouteV1KeptAnswersLookupPostData, LookupRouteV1KeptAnswersLookupPostErrors, LookupRouteV1KeptAnswersLookupPostResponses, MetricsMetricsGetData, MetricsMetricsGetErrors, MetricsMetricsGetResponses, OfferRouteV1OfferPostData, OfferRouteV1OfferPostErrors, OfferRouteV1OfferPostResponses, PlanRouteV1WindowPlanPostData, PlanRouteV1WindowPlanPostErrors, PlanRouteV1WindowPlanPostResponses, ReadyzReadyzGetData, ReadyzReadyzGetErrors, ReadyzReadyzGetResponses, SampleNamesViewerSamplesGetData, SampleNamesViewerSamplesGetErrors, SampleNamesViewerSamplesGetResponses, SampleViewerSamplesNameGetData, SampleViewerSamplesNameGetErrors, SampleViewerSamplesNameGetResponses, UseRouteV1KeptAnswersUsePostData, UseRouteV1KeptAnswersUsePostErrors, UseRouteV1KeptAnswersUsePostResponses, ViewerPageViewerGetData, ViewerPageViewerGetErrors, ViewerPageViewerGetResponses } from './types.gen.js';
+import type { CapRouteV1ToolResultsCapPostData, CapRouteV1ToolResultsCapPostErrors, CapRouteV1ToolResultsCapPostResponses, HealthzHealthzGetData, HealthzHealthzGetErrors, HealthzHealthzGetResponses, InfoV1InfoGetData, InfoV1InfoGetErrors, InfoV1InfoGetResponses, KeepRouteV1KeptAnswersKeepPostData, KeepRouteV1KeptAnswersKeepPostErrors, KeepRouteV1KeptAnswersKeepPostResponses, LookupRouteV1KeptAnswersLookupPostData, LookupRouteV1KeptAnswersLookupPostErrors, LookupRouteV1KeptAnswersLookupPostResponses, MetricsMetricsGetData, MetricsMetricsGetErrors, MetricsMetricsGetResponses, OfferRouteV1OfferPostData, OfferRouteV1OfferPostErrors, OfferRouteV1OfferPostResponses, PlanRouteV1WindowPlanPostData, PlanRouteV1WindowPlanPostErrors, PlanRouteV1WindowPlanPostResponses, ReadyzReadyzGetData, ReadyzReadyzGetErrors, ReadyzReadyzGetResponses, RecallRouteV1RecallPostData, RecallRouteV1RecallPostErrors, RecallRouteV1RecallPostResponses, SampleNamesViewerSamplesGetData, SampleNamesViewerSamplesGetErrors, SampleNamesViewerSamplesGetResponses, SampleViewerSamplesNameGetData, SampleViewerSamplesNameGetErrors, SampleViewerSamplesNameGetResponses, UseRouteV1KeptAnswersUsePostData, UseRouteV1KeptAnswersUsePostErrors, UseRouteV1KeptAnswersUsePostResponses, ViewerPageViewerGetData, ViewerPageViewerGetErrors, ViewerPageViewerGetResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -54,6 +54,20 @@ export const capRouteV1ToolResultsCapPost = <ThrowOnError extends boolean = fals
  */
 export const offerRouteV1OfferPost = <ThrowOnError extends boolean = false>(options: Options<OfferRouteV1OfferPostData, ThrowOnError>) => (options.client ?? client).post<OfferRouteV1OfferPostResponses, OfferRouteV1OfferPostErrors, ThrowOnError>({
     url: '/v1/offer',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Find text the planner took out of a window in the history the caller sends
+ *
+ * Answers a model's recall call from the agent's whole history (never a planned window): `ref` gives every result answering that `tool_call_id`, whole; `query` searches every earlier message but the system prompt for its terms and lists the matching messages, most terms first, then newest, each with a header line and a snippet. The text comes in pages of `max_chars` characters. `messages`, `format` and `system` are read as the window plan reads them. The service keeps nothing: the same request, the same answer.
+ */
+export const recallRouteV1RecallPost = <ThrowOnError extends boolean = false>(options: Options<RecallRouteV1RecallPostData, ThrowOnError>) => (options.client ?? client).post<RecallRouteV1RecallPostResponses, RecallRouteV1RecallPostErrors, ThrowOnError>({
+    url: '/v1/recall',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -1455,6 +1455,103 @@ export type ProblemItem = {
 };
 
 /**
+ * RecallRequest
+ *
+ * The whole history and the recall call's arguments: `ref` or `query`, and `page`.
+ */
+export type RecallRequest = {
+    /**
+     * Messages
+     *
+     * The transcript, oldest first, in `format`. Native messages are `{"role", "content", "tool_calls": [{"id", "name", "arguments"}], "tool_call_id", "tool_name", "injected", "not_dispatched"}`; OpenAI Chat Completions messages, Anthropic Messages, OpenAI Responses `input` items, Gemini `contents` and Bedrock Converse messages are accepted as they are. Extra fields are kept and returned verbatim. Send the whole history the agent holds, never a planned window (which holds the placeholders).
+     */
+    messages: Array<unknown>;
+    /**
+     * Format
+     *
+     * `auto` detects the format from the messages and says which in the response; `native`, `openai` (Chat Completions), `anthropic` (Messages), `responses` (OpenAI Responses input items), `gemini` (contents) or `bedrock` (Converse messages).
+     */
+    format?: 'auto' | 'native' | 'openai' | 'anthropic' | 'responses' | 'gemini' | 'bedrock';
+    /**
+     * System
+     *
+     * The top-level system prompt of the formats that keep it outside the messages, in the provider's shape: Anthropic `system` (a string or text blocks), Responses `instructions` (a string), Gemini `systemInstruction` (`{"parts": [...]}`), Bedrock `system` (blocks). It is outside the plan: never a turn, never evicted; counted in `stats.system_chars`. Accepted here, and not searched.
+     */
+    system?: string | Array<{
+        type: 'text';
+        text: string;
+    }> | Array<unknown & {
+        text?: string;
+    }> | {
+        parts: Array<{
+            text?: string;
+        }>;
+    } | null;
+    /**
+     * Ref
+     *
+     * A `tool_call_id`: every result answering that call, whole. Exactly one of `ref` and `query` is sent, a non-empty string (null is absent).
+     */
+    ref?: string | null;
+    /**
+     * Query
+     *
+     * Words or identifiers (a path, an id, a number) to search every earlier message but the system prompt for. Its terms are the runs of `A-Z a-z 0-9 _ . / : @ # -`, trimmed of `. : / -` at both ends, lowercased; a run of 3 characters or more, or 2 holding a digit.
+     */
+    query?: string | null;
+    /**
+     * Page
+     *
+     * Which page of the answer, from 1.
+     */
+    page?: number;
+    /**
+     * Max Chars
+     *
+     * The characters of one page (256 to 100,000).
+     */
+    max_chars?: number;
+};
+
+/**
+ * RecallResponse
+ *
+ * One page of the text found.
+ */
+export type RecallResponse = {
+    /**
+     * Found
+     *
+     * Whether the ref named a result, or the query matched a message.
+     */
+    found: boolean;
+    /**
+     * Text
+     *
+     * Page `page` of the text: the result(s) of `ref` joined by a newline; for a query, each matching message (at most 20, most terms first, then newest) as a header line and its text (600 characters around the first match when longer, `…` where cut), joined by a blank line; else a sentence saying what was not found. "" past the last page.
+     */
+    text: string;
+    /**
+     * Page
+     *
+     * The page given, as asked.
+     */
+    page: number;
+    /**
+     * Pages
+     *
+     * How many pages the text fills (at least 1).
+     */
+    pages: number;
+    /**
+     * Hits
+     *
+     * For a query, how many messages matched (all of them, not only the 20 written); null for a ref.
+     */
+    hits: number | null;
+};
+
+/**
  * RecordOut
  */
 export type RecordOut = {
@@ -1981,6 +2078,51 @@ export type OfferRouteV1OfferPostResponses = {
 };
 
 export type OfferRouteV1OfferPostResponse = OfferRouteV1OfferPostResponses[keyof OfferRouteV1OfferPostResponses];
+
+export type RecallRouteV1RecallPostData = {
+    body: RecallRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/recall';
+};
+
+export type RecallRouteV1RecallPostErrors = {
+    /**
+     * The body is not strict JSON (or nests deeper than orjson reads).
+     */
+    400: Problem;
+    /**
+     * The body is larger than the configured limit; it was not read whole.
+     */
+    413: Problem;
+    /**
+     * The content type is not JSON.
+     */
+    415: Problem;
+    /**
+     * Valid JSON the service refuses (docs/rules.md#validation); `errors[].loc` names each field.
+     */
+    422: Problem;
+    /**
+     * An unexpected failure; logged with the request id.
+     */
+    500: Problem;
+    /**
+     * The request ran past the processing deadline, or the service is shutting down.
+     */
+    503: Problem;
+};
+
+export type RecallRouteV1RecallPostError = RecallRouteV1RecallPostErrors[keyof RecallRouteV1RecallPostErrors];
+
+export type RecallRouteV1RecallPostResponses = {
+    /**
+     * Successful Response
+     */
+    200: RecallResponse;
+};
+
+export type RecallRouteV1RecallPostResponse = RecallRouteV1RecallPostResponses[keyof RecallRouteV1RecallPostResponses];
 
 export type KeepRouteV1KeptAnswersKeepPostData = {
     body: KeepRequest;

@@ -86,6 +86,12 @@ from .prior_record import PriorRecord
 from .prior_refusal import PriorRefusal
 from .problem import Problem
 from .problem_item import ProblemItem
+from .recall_request import RecallRequest
+from .recall_request_format import RecallRequestFormat
+from .recall_request_system_type_1_item import RecallRequestSystemType1Item
+from .recall_request_system_type_3 import RecallRequestSystemType3
+from .recall_request_system_type_3_parts_item import RecallRequestSystemType3PartsItem
+from .recall_response import RecallResponse
 from .record_out import RecordOut
 from .record_out_strategy import RecordOutStrategy
 from .refusal_out import RefusalOut
@@ -188,6 +194,12 @@ __all__ = (
     "PriorRefusal",
     "Problem",
     "ProblemItem",
+    "RecallRequest",
+    "RecallRequestFormat",
+    "RecallRequestSystemType1Item",
+    "RecallRequestSystemType3",
+    "RecallRequestSystemType3PartsItem",
+    "RecallResponse",
     "RecordOut",
     "RecordOutStrategy",
     "RefusalOut",
