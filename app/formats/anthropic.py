@@ -698,6 +698,11 @@ def thinking_chars(block: Any) -> int | None:
     return None
 
 
+def tool_param(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A client tool as a Messages request declares it (`tools[]`)."""
+    return {"name": name, "description": description, "input_schema": parameters}
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -716,4 +721,5 @@ DIALECT = Dialect(
     clear_images=clear_images,
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
+    declare_tool=tool_param,
 )

@@ -961,6 +961,13 @@ def read_alone(value: Any, index: int) -> list[Message]:
     return read_with_blocks([value], read_plain, read_message, index)
 
 
+def tool_spec(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A tool as a Converse request declares it: an entry of `toolConfig.tools`."""
+    return {
+        "toolSpec": {"name": name, "description": description, "inputSchema": {"json": parameters}}
+    }
+
+
 DIALECT = Dialect(
     "bedrock",
     read,
@@ -980,4 +987,5 @@ DIALECT = Dialect(
     clear_images=clear_images,
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
+    declare_tool=tool_spec,
 )

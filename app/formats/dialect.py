@@ -10,7 +10,9 @@ messages (Bedrock merges neighbours of one role) places the plan's window figure
 whose provider reads nothing before a message of the transcript (Anthropic, after its last
 compaction artifact) says which core message that is. A format that carries images says how its
 caller messages are written with the images of chosen core messages replaced by a text
-(`app.formats.cleared`): what a plan that makes room by clearing images writes.
+(`app.formats.cleared`): what a plan that makes room by clearing images writes. Each format says how
+its requests declare a function tool, so that a plan with recall on hands the agent the recall
+tool ready to append to its tools (`recall_tool`; the words are `app.core.recall_tool`'s).
 
 A request resolves its format to one `Dialect` once; everything after asks that object, through
 the methods below, which give the optional parts (no part predicate, no system prompt, no placer)
@@ -23,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core import recall_tool
 from app.core.messages import Message
 from app.core.plan_types import WindowPlan
 from app.formats.callers import CallerMessages, Callers, caller_messages
@@ -45,6 +48,9 @@ ImageClearer = Callable[[CallerMessages, Sequence[Message], Collection[int]], Ca
 PartPredicate = Callable[[CallerMessages, Message], bool]
 Placer = Callable[[CallerMessages, Sequence[Message], WindowPlan], WindowPlan]
 ReadingStart = Callable[[Sequence[Message]], int | None]
+# A function tool as the format's requests declare it among their tools, from its name, its
+# description and its parameters as a JSON Schema object.
+ToolDeclarer = Callable[[str, str, dict[str, Any]], JsonObject]
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,16 @@ class Dialect:
     # how it is taken out (docs/rules.md#images-and-thinking; None: the format carries none).
     reasoning: ReasoningReader | None = None
     remove_reasoning: ReasoningRemover | None = None
+    # How the format declares a function tool (docs/rules.md#the-recall-option); None: it has no
+    # tools to declare one among.
+    declare_tool: ToolDeclarer | None = None
+
+    def recall_tool(self, name: str) -> JsonObject | None:
+        """The recall tool named `name` declared as this format's requests declare a tool (the
+        answer's `recall_tool`); None for a format that declares none."""
+        if self.declare_tool is None:
+            return None
+        return self.declare_tool(name, recall_tool.DESCRIPTION, recall_tool.parameters())
 
     @property
     def has_system_prompt(self) -> bool:

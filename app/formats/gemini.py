@@ -698,6 +698,30 @@ def system_signal(system: Any) -> bool:
     return is_object(system) and "parts" in system
 
 
+def gemini_schema(schema: Any) -> Any:
+    """A JSON Schema value with Gemini's schema type names (`OBJECT`, `STRING`, `INTEGER`, …):
+    every `type` of a schema object upper-cased, property names left as they are."""
+    if not isinstance(schema, dict):
+        return schema
+    written: JsonObject = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            written[key] = value.upper()
+        elif key == "properties" and isinstance(value, dict):
+            written[key] = {name: gemini_schema(item) for name, item in value.items()}
+        elif key == "items":
+            written[key] = gemini_schema(value)
+        else:
+            written[key] = value
+    return written
+
+
+def function_declaration(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A function as a Gemini request declares it: an entry of a tool's
+    `functionDeclarations`."""
+    return {"name": name, "description": description, "parameters": gemini_schema(parameters)}
+
+
 DIALECT = Dialect(
     "gemini",
     read,
@@ -714,4 +738,5 @@ DIALECT = Dialect(
     clear_images=clear_images,
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
+    declare_tool=function_declaration,
 )

@@ -40,6 +40,7 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.native import function_tool
 from app.formats.whole import one_to_one_dialect
 
 ROLES: dict[str, Role] = {
@@ -314,4 +315,6 @@ DIALECT = one_to_one_dialect(
     has_non_text_part=has_non_text_part,
     result_has_parts=result_has_parts,
     clear_images=clear_images,
+    # Chat Completions' own shape, which the native format took.
+    declare_tool=function_tool,
 )

@@ -621,6 +621,18 @@ def reasoning_chars(item: JsonObject) -> int:
     return chars
 
 
+def function_tool(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A function tool as a Responses request declares it (`tools[]`), not in strict mode: the
+    model may give any of the optional parameters, or none."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": parameters,
+        "strict": False,
+    }
+
+
 DIALECT = Dialect(
     "responses",
     read,
@@ -637,4 +649,5 @@ DIALECT = Dialect(
     place=placed_without_items,
     reasoning=reasoning,
     remove_reasoning=without_items,
+    declare_tool=function_tool,
 )
