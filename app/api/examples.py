@@ -266,8 +266,8 @@ OPENAI_CLEARING_TRANSCRIPT: list[dict[str, Any]] = [
     ],
 ]
 
-# The same run two steps on (the tests run again, the source read again), for `recall`: what the plan
-# takes out, cleared, capped or removed, names the tool that gets it back.
+# The same run two steps on (the tests run again, the source read again), for `recall`: what the
+# plan takes out, cleared, capped or removed, names the tool that gets it back.
 RECALL_STEPS: list[tuple[str, str, dict[str, Any], str]] = [
     *CLEARING_STEPS,
     ("call_7", "run_tests", {"k": "test_parse_dates"}, TEST_LOG),

@@ -23,7 +23,7 @@ import botocore.validate
 import orjson
 import pytest
 from google.genai import types as genai_types
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
@@ -78,7 +78,7 @@ S_GEMINI = {
 
 
 def declaration(format: str, name: str = NAME) -> dict[str, Any]:
-    """recall.md §1's table."""
+    """The table of docs/rules.md#the-recall-option."""
     if format in ("native", "openai"):
         return {
             "type": "function",
