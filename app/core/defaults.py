@@ -49,7 +49,7 @@ DEFAULT_CLEAR_THINKING = False
 # agent carries at most this many summaries; and the instruction a summary request ends with.
 DEFAULT_SUMMARY_MIN_SPAN_TOKENS = 1_000
 MAX_SUMMARIES = 16
-# Recall (docs/rules.md#the-recall-option): off unless asked for; `{}` names the tool this.
+# Recall (docs/rules.md#the-recall-option): off unless asked for; the name `{}` gives the tool.
 DEFAULT_RECALL_TOOL_NAME = "context_recall"
 # The longest name in `frame_tags` (docs/rules.md#validation).
 MAX_FRAME_TAG_CHARS = 64
