@@ -266,6 +266,26 @@ OPENAI_CLEARING_TRANSCRIPT: list[dict[str, Any]] = [
     ],
 ]
 
+# The same run two steps on (the tests run again, the source read again), for `recall`: what the
+# plan takes out, cleared, capped or removed, names the tool that gets it back.
+RECALL_STEPS: list[tuple[str, str, dict[str, Any], str]] = [
+    *CLEARING_STEPS,
+    ("call_7", "run_tests", {"k": "test_parse_dates"}, TEST_LOG),
+    ("call_8", "read_file", {"path": "src/dates.py"}, DATES_SOURCE),
+]
+OPENAI_RECALL_TRANSCRIPT: list[dict[str, Any]] = [
+    {"role": "system", "content": CODING_SYSTEM},
+    {"role": "user", "content": CODING_TASK},
+    *[
+        message
+        for call_id, name, arguments, content in RECALL_STEPS
+        for message in (
+            _openai_call(call_id, name, arguments),
+            _openai_result(call_id, name, content),
+        )
+    ],
+]
+
 # A coding run whose person spoke again in the middle of its tool loop, for `fit` within the limit:
 # the span ends at that request, and the loop after it is long.
 CODING_FOLLOW_UP = "Also check the legacy parser while you are at it."
@@ -530,6 +550,25 @@ PLAN_EXAMPLES: dict[str, dict[str, Any]] = {
             "format": "openai",
             "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
             "clear": {"keep_last": 1, "step": 2},
+        },
+    },
+    "openai-recall": {
+        "summary": "Recall: what the plan takes out names the tool that gets it back",
+        "description": (
+            "`recall` on with its default name: the answer's `recall_tool` is the tool's "
+            "declaration as a Chat Completions function tool, ready to append to the agent's "
+            "tools. The drop notice says to call `context_recall` with a query, the cleared "
+            "result's placeholder to call it with the result's `tool_call_id`, and the capped "
+            "test log's marker carries that id as `ref` (within its 400-character cap). The "
+            "agent answers the model's call from its whole history with `POST /v1/recall`."
+        ),
+        "value": {
+            "messages": OPENAI_RECALL_TRANSCRIPT,
+            "format": "openai",
+            "strategy": {"kind": "sliding-window", "keep_recent_turns": 5},
+            "clear": {"keep_last": 1, "step": 2},
+            "cap": {"max_chars": 400},
+            "recall": {},
         },
     },
     "openai-notice-after-system": {

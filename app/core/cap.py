@@ -35,9 +35,11 @@ ABSENT: Final = Absent.ABSENT
 
 NO_VALUE_TEXT: Final = "(this tool returned no value)"
 
-# `{"truncated":true,"reason":"` + `"}` around the escaped reason; a head adds `,"head":""`.
+# `{"truncated":true,"reason":"` + `"}` around the escaped reason; a head adds `,"head":""`, a
+# ref (a marker shaping writes with recall on) `,"ref":""`.
 _HEADLESS_OVERHEAD: Final = 30
 _HEAD_KEY_OVERHEAD: Final = 10
+_REF_KEY_OVERHEAD: Final = 9
 
 # Above this many characters a head shrinks by a fifth per try; at or below it, by one.
 _COARSE_SHRINK_ABOVE: Final = 16
@@ -105,6 +107,8 @@ def marker_size(marker: Mapping[str, Any]) -> int:
     size = _HEADLESS_OVERHEAD + escaped_length(marker["reason"])
     if "head" in marker:
         size += _HEAD_KEY_OVERHEAD + escaped_length(marker["head"])
+    if "ref" in marker:
+        size += _REF_KEY_OVERHEAD + escaped_length(marker["ref"])
     return size
 
 
@@ -122,14 +126,20 @@ def _head_length(text: str, budget: int) -> int:
     return 0
 
 
-def marker_for(text: str, tool_name: str, cap: int) -> dict[str, Any]:
-    """The marker replacing an over-size result whose measured text is `text`."""
+def marker_for(text: str, tool_name: str, cap: int, ref: str | None = None) -> dict[str, Any]:
+    """The marker replacing an over-size result whose measured text is `text`; with `ref` (the
+    result's `tool_call_id`, which shaping adds with recall on: docs/rules.md#the-recall-option)
+    the key `ref` comes last and the envelope counts it, so the marker stays within its cap."""
     reason = reason_for(tool_name, len(text), cap)
     envelope = _HEADLESS_OVERHEAD + _HEAD_KEY_OVERHEAD + escaped_length(reason)
+    if ref is not None:
+        envelope += _REF_KEY_OVERHEAD + escaped_length(ref)
     take = _head_length(text, cap - envelope)
     marker: dict[str, Any] = {"truncated": True, "reason": reason}
     if take > 0:
         marker["head"] = text[:take]
+    if ref is not None:
+        marker["ref"] = ref
     return marker
 
 

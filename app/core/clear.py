@@ -46,20 +46,25 @@ from app.core.plan_types import ClearOption, PriorRecord, ShapedResult
 ReasoningOf = Callable[[Message], Sequence[tuple[int, int]]]
 
 HINT = "call the tool again to see it"
+# With recall on, the hint names the recall tool (docs/rules.md#the-recall-option).
+RECALL_HINT = "call {tool} with this tool_call_id to see it"
 PLACEHOLDER_KEYS = ("cleared", "tool_call_id", "tool_name", "chars", "hint")
 # The model said it relies on these (`fact`) or has not finished with them (`open`).
 SPARED_STANDINGS: frozenset[Standing] = frozenset({"fact", "open"})
 
 
-def placeholder_for(tool_call_id: str, tool_name: str | None, chars: int) -> str:
-    """The compact JSON placeholder of a cleared result, keys in their fixed order."""
+def placeholder_for(
+    tool_call_id: str, tool_name: str | None, chars: int, recall_tool: str | None = None
+) -> str:
+    """The compact JSON placeholder of a cleared result, keys in their fixed order; with recall
+    on (`recall_tool`, the tool's name), its hint says to call that tool with the id."""
     return orjson.dumps(
         {
             "cleared": True,
             "tool_call_id": tool_call_id,
             "tool_name": tool_name,
             "chars": chars,
-            "hint": HINT,
+            "hint": HINT if recall_tool is None else RECALL_HINT.format(tool=recall_tool),
         }
     ).decode()
 
@@ -124,6 +129,7 @@ def boundary_at(
     spare_latest: bool,
     call_names: dict[str, str],
     carries_parts: Callable[[Message], bool],
+    recall_tool: str | None = None,
 ) -> Boundary:
     """The boundary at the `count`-th read result and the results it clears (core index →
     placeholder), by docs/rules.md#clear.
@@ -132,7 +138,8 @@ def boundary_at(
     boundary then stays whole. Results already shaped are among the read results (so a cleared
     window sent back keeps its boundary) and are left to `app.core.shaping`'s first rule. A
     result with an image the provider requires to stay one (a Responses `computer_call_output`)
-    cannot be written as a placeholder: it stays whole, unreported.
+    cannot be written as a placeholder: it stays whole, unreported. With recall on
+    (`recall_tool`), the placeholder weighed and written is the one whose hint names the tool.
     """
     before = read_results(messages)[:count]
     if not before:
@@ -161,7 +168,7 @@ def boundary_at(
         if any(image.required for image in message.images):
             continue
         text = message.content
-        placeholder = placeholder_for(call_id, name, len(text))
+        placeholder = placeholder_for(call_id, name, len(text), recall_tool)
         if len(placeholder) < len(text) or carries_parts(message):
             cleared[index] = placeholder
     return Boundary(len(before), before[-1], frozenset(spared), cleared)

@@ -52,6 +52,8 @@ DEFAULT_CLEAR_THINKING = False
 # agent carries at most this many summaries; and the instruction a summary request ends with.
 DEFAULT_SUMMARY_MIN_SPAN_TOKENS = 1_000
 MAX_SUMMARIES = 16
+# Recall (docs/rules.md#the-recall-option): off unless asked for; the name `{}` gives the tool.
+DEFAULT_RECALL_TOOL_NAME = "context_recall"
 # The longest name in `frame_tags` (docs/rules.md#validation).
 MAX_FRAME_TAG_CHARS = 64
 DEFAULT_SUMMARY_INSTRUCTIONS = (
@@ -111,6 +113,9 @@ OPTION_DEFAULTS: dict[str, Any] = {
             "max_summaries": MAX_SUMMARIES,
         },
         "summaries": [],
+        # Off; `recall_defaults` is what `{}` turns on.
+        "recall": None,
+        "recall_defaults": {"tool_name": DEFAULT_RECALL_TOOL_NAME},
     },
     "tool_results_cap": {"max_chars_by_tool": {}, "max_results": MAX_CAP_RESULTS},
     "offer": {

@@ -23,6 +23,11 @@ LISTED_TOOL_NAMES = 4
 KEPT_REQUEST_SENTENCE = (
     "Your current request is kept: it is still above this line, and no strategy may remove it. "
 )
+# With recall on, both rungs say how to get the removed messages back
+# (docs/rules.md#the-recall-option).
+RECALL_SENTENCE = (
+    "You can get any of them back: call {tool} with a query (words or identifiers they contained). "
+)
 
 
 def is_safe_tool_name(name: str) -> bool:
@@ -46,14 +51,17 @@ def notice_text(
     strategy: StrategyKind,
     kept_request: bool,
     tool_list: str | None,
+    recall_tool: str | None = None,
 ) -> str:
-    """The notice; `kept_request` adds the kept-request sentence, `tool_list` the tool sentence.
+    """The notice; `kept_request` adds the kept-request sentence, `recall_tool` (recall on: the
+    tool's name) the recall sentence, `tool_list` the tool sentence.
 
     Under `fit` the iteration is left out: the notice is then the same text for as long as the
     span is the same, so a provider's prompt cache keeps serving the window after it (an agent
     that counts its iterations would otherwise miss the cache on every request).
     """
     kept = KEPT_REQUEST_SENTENCE if kept_request else ""
+    recall = "" if recall_tool is None else RECALL_SENTENCE.format(tool=recall_tool)
     when = "" if strategy == "fit" else f" at iteration {iteration}"
     tools = (
         ""
@@ -63,7 +71,7 @@ def notice_text(
     )
     return (
         f"[dropped history — {removed_count} earlier message(s) were removed from this window"
-        f"{when} by the '{strategy}' strategy of the context planner. {kept}{tools}"
+        f"{when} by the '{strategy}' strategy of the context planner. {kept}{recall}{tools}"
         "They were not summarized; they are simply not re-sent.]"
     )
 
@@ -87,12 +95,13 @@ def climb_ladder(
     kept_request: bool,
     dropped_names: Sequence[str],
     non_user_would_open: bool,
+    recall_tool: str | None = None,
 ) -> LadderResult:
     """Rich if it fits, else plain if it fits, else silent, unless a non-user would open the window.
 
     A rung fits when its `size` is strictly below the span's (`span_size`): characters, or under
     the `fit` strategy tokens. Only the tool-name sentence is traded for size; the kept-request
-    sentence is on both rungs.
+    sentence, and with recall on the recall sentence, are on both rungs.
     """
     tool_list = tool_name_list(dropped_names)
     rungs: list[tuple[Rung, str | None]] = [("plain", None)]
@@ -105,6 +114,7 @@ def climb_ladder(
             strategy=strategy,
             kept_request=kept_request,
             tool_list=listed,
+            recall_tool=recall_tool,
         )
         if size(content) < span_size:
             return LadderResult(content, rung)

@@ -31,6 +31,7 @@ from app.core.defaults import (
     DEFAULT_ITERATION,
     DEFAULT_KEEP_LAST_TOOL_RESULTS,
     DEFAULT_KEEP_LEDGER_FACTS,
+    DEFAULT_RECALL_TOOL_NAME,
     DEFAULT_SUMMARY_INSTRUCTIONS,
     DEFAULT_SUMMARY_MIN_SPAN_TOKENS,
 )
@@ -114,6 +115,14 @@ class SummarizeOption:
     min_span_tokens: int = DEFAULT_SUMMARY_MIN_SPAN_TOKENS
 
 
+@dataclass(frozen=True, slots=True)
+class RecallOption:
+    """The plan's `recall` (docs/rules.md#the-recall-option): the texts the window writes name
+    the tool `tool_name`, which the answer declares, and a result of that tool is never capped."""
+
+    tool_name: str = DEFAULT_RECALL_TOOL_NAME
+
+
 # Why an entry of `summaries` does not apply, in the order the first that fits is reported.
 IgnoredReason = Literal[
     "out-of-range",
@@ -188,6 +197,13 @@ class PlanOptions:
     # Summaries (docs/rules.md#summaries): off, and none carried, by default.
     summarize: SummarizeOption | None = None
     summaries: tuple[SummaryEntry, ...] = ()
+    # Recall (docs/rules.md#the-recall-option): None, off.
+    recall: RecallOption | None = None
+
+    @property
+    def recall_tool(self) -> str | None:
+        """The recall tool's name the window's texts name, None when recall is off."""
+        return None if self.recall is None else self.recall.tool_name
 
 
 # --- outputs --------------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ def shape(
     collapse: CollapseMode | None,
     cap: CapOption | None,
     cleared: Mapping[int, str] | None = None,
+    recall_tool: str | None = None,
 ) -> tuple[list[Message], tuple[ShapedResult, ...]]:
     """The shaped transcript and what was shaped, in transcript order
     (`docs/rules.md#what-is-shaped`).
@@ -80,7 +81,9 @@ def shape(
     the ticket when its standing collapses and the ticket is shorter; clear to its placeholder
     when `cleared` (core index → placeholder, `app.core.clear.cleared_results`) holds it; cap to
     the marker's compact JSON when its text is over its ceiling and the marker is shorter;
-    otherwise unchanged.
+    otherwise unchanged. With recall on (`recall_tool`, the tool's name), a marker carries its
+    result's `ref`, and a result of the recall tool is never capped: its pages are already
+    bounded (docs/rules.md#the-recall-option).
     """
     collapsing = None if collapse is None or fold is None else COLLAPSING[collapse]
     cleared = {} if cleared is None else cleared
@@ -106,7 +109,7 @@ def shape(
         if call_names is None:
             call_names = first_call_names(messages)
         replacement, action = replacement_for(
-            message, fold, collapse, cap, call_names, cleared.get(index)
+            message, fold, collapse, cap, call_names, cleared.get(index), recall_tool
         )
         if replacement is None or action is None or is_shaped(text):
             continue
@@ -133,10 +136,12 @@ def replacement_for(
     cap: CapOption | None,
     call_names: dict[str, str],
     placeholder: str | None = None,
+    recall_tool: str | None = None,
 ) -> tuple[str | None, ShapeAction | None]:
     """The text rules 2 to 4 would put in place of a result's text, if any: a ticket or a marker
     only when shorter; `placeholder` (chosen by `app.core.clear`, which weighed its length and the
-    result's non-text parts) when the result is cleared."""
+    result's non-text parts) when the result is cleared. With recall on (`recall_tool`), the
+    marker carries the result's `ref`, and no result of the recall tool is capped."""
     text = message.content
     if collapse is not None and fold is not None:
         row = collapsing_row(message, fold, collapse)
@@ -149,19 +154,25 @@ def replacement_for(
     if cap is None:
         return None, None
     name = name_of(message, call_names)
+    if recall_tool is not None and name == recall_tool:
+        return None, None
     ceiling = cap.max_chars if name is None else cap.max_chars_by_tool.get(name, cap.max_chars)
     if len(text) <= ceiling:
         return None, None
-    written = capped_text(text, name, ceiling)
+    ref = None if recall_tool is None else message.tool_call_id
+    written = capped_text(text, name, ceiling, ref)
     return (None, None) if written is None else (written, "capped")
 
 
-def capped_text(text: str, name: str | None, cap: int) -> str | None:
+def capped_text(text: str, name: str | None, cap: int, ref: str | None = None) -> str | None:
     """The compact JSON of the marker replacing `text` at `cap` (`{tool_name}` = `name`, or the
-    words `the tool`), when it is shorter than the text; else None."""
+    words `the tool`; with recall on, `ref` the result's `tool_call_id`, written last), when it
+    is shorter than the text; else None."""
     if len(text) <= cap:
         return None
-    marker = orjson.dumps(marker_for(text, UNNAMED_TOOL if name is None else name, cap)).decode()
+    marker = orjson.dumps(
+        marker_for(text, UNNAMED_TOOL if name is None else name, cap, ref)
+    ).decode()
     return marker if len(marker) < len(text) else None
 
 

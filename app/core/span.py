@@ -88,6 +88,7 @@ def drop_span(planning: Planning, first: int, last: int) -> Drop:
             kept_request=kept_request,
             dropped_names=tool_names,
             non_user_would_open=ordinary and end < len(messages) and messages[end].role != "user",
+            recall_tool=options.recall_tool,
         )
     return Drop(
         first,
@@ -136,6 +137,7 @@ def judge_span(
         hi=caller_messages[-1],
         turn_ending_at=turn_ending_at,
         smaller=smaller,
+        recall_tool=planning.options.recall_tool,
     )
 
 

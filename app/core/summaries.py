@@ -22,12 +22,16 @@ from dataclasses import dataclass
 from app.core.plan_types import IgnoredReason, SummaryEntry
 
 
-def summary_message(count: int, rest: int, summary: str) -> str:
+def summary_message(count: int, rest: int, summary: str, recall_tool: str | None = None) -> str:
     """The summary message: `count` caller messages summarized, `rest` more removed without a
-    summary (docs/rules.md#summaries). It opens with the service's own frame, so it is never
-    taken for a person's request."""
+    summary (docs/rules.md#summaries); with recall on (`recall_tool`, the tool's name), its first
+    line says how to get their full text back (docs/rules.md#the-recall-option). It opens with
+    the service's own frame, so it is never taken for a person's request."""
     more = "" if rest == 0 else f" and {rest} more removed without a summary"
-    header = f"[compacted history — {count} earlier message(s) summarized by the model{more}]"
+    recall = "" if recall_tool is None else f"; call {recall_tool} with a query for their full text"
+    header = (
+        f"[compacted history — {count} earlier message(s) summarized by the model{more}{recall}]"
+    )
     return f"{header}\n\n{summary}"
 
 
@@ -53,6 +57,7 @@ def judge(
     hi: int,
     turn_ending_at: Mapping[int, int],
     smaller: Callable[[int, str], bool],
+    recall_tool: str | None = None,
 ) -> Judgement:
     """Judge `entries` against the span of caller messages `lo … hi`.
 
@@ -60,7 +65,8 @@ def judge(
     later one when two turns end in one caller message); `smaller(turn, content)` tells whether
     `content` is smaller than the span's turns up to `turn` (tokens under `fit`, else
     characters). Of the entries that apply, the one with the largest `through` wins, the last
-    sent among equals; the others are `superseded`.
+    sent among equals; the others are `superseded`. Each summary message is weighed as written,
+    with recall on (`recall_tool`) naming the tool.
     """
     reasons: dict[int, IgnoredReason] = {}
     candidates: list[tuple[int, int, str, int]] = []  # (through, index, content, turn)
@@ -68,7 +74,9 @@ def judge(
         reason = entry_reason(entry, at_front, lo, hi, turn_ending_at)
         if reason is None:
             turn = turn_ending_at[entry.through]
-            content = summary_message(entry.through - lo + 1, hi - entry.through, entry.summary)
+            content = summary_message(
+                entry.through - lo + 1, hi - entry.through, entry.summary, recall_tool
+            )
             if smaller(turn, content):
                 candidates.append((entry.through, index, content, turn))
                 continue

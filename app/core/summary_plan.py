@@ -67,7 +67,9 @@ def summary_request_plan(
     replaced, summary, first_turn = None, None, drop.first
     if entry is not None and judgement.covers_through_turn is not None:
         first_turn = judgement.covers_through_turn + 1
-        summary = summary_message(entry.through - lo + 1, 0, entry.summary)
+        summary = summary_message(
+            entry.through - lo + 1, 0, entry.summary, planning.options.recall_tool
+        )
         replaced = (drop.start, segments[judgement.covers_through_turn].end)
     candidates = range(first_turn, drop.last + 1)
     strategy = options.strategy

@@ -143,7 +143,9 @@ def plan_window(
         planned = plan_transcript(messages, options, fold, None, survey_of)
         assert planned is not None  # only a held clear state may give no plan
         return planned
-    shaped_messages, shaped = shape(messages, fold, options.collapse, options.cap)
+    shaped_messages, shaped = shape(
+        messages, fold, options.collapse, options.cap, recall_tool=options.recall_tool
+    )
     clear, unmasked_total = options.clear, None
     if clear is not None:
         # The total is read by the trigger, and by a strategy that weighs tokens: for whether
@@ -227,9 +229,15 @@ class Clearing:
             options.keep_last_tool_results > 0,
             self.call_names,
             self.carries_parts,
+            options.recall_tool,
         )
         shaped_messages, shaped = shape(
-            messages, self.fold, options.collapse, options.cap, boundary.cleared
+            messages,
+            self.fold,
+            options.collapse,
+            options.cap,
+            boundary.cleared,
+            options.recall_tool,
         )
         extra: list[ShapedResult] = []
         if clear.images and boundary.index is not None:

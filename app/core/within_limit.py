@@ -306,7 +306,9 @@ def capped(
     """The fourth stage: the kept results' texts capped to the largest of `M/2`, `M/4`, … (at
     least `SMALLEST_CAP`) that brings the total within `max_tokens`, then, while it is still
     over, the kept messages' images replaced by a text, oldest first, never the current
-    request's (docs/rules.md#within-the-limit)."""
+    request's (docs/rules.md#within-the-limit). With recall on, a result of the recall tool is
+    neither capped nor counted in `M`, and a marker carries its result's `ref`
+    (docs/rules.md#the-recall-option)."""
     transcript = planning.transcript
     messages, segments = transcript.messages, transcript.segments
     removed = progress.stages
@@ -315,6 +317,8 @@ def capped(
     def counted(message: Message) -> int:
         return scaled(message_tokens(message, count), scale)
 
+    recall_tool = planning.options.recall_tool
+    call_names = transcript.survey.call_names
     kept_results: list[int] = []
     for segment in segments:
         if segment.turn in removed:
@@ -326,9 +330,9 @@ def capped(
                 and not message.not_dispatched
                 and message.tool_call_id
                 and not is_shaped(message.content)
+                and (recall_tool is None or name_of(message, call_names) != recall_tool)
             ):
                 kept_results.append(position)
-    call_names = transcript.survey.call_names
     replaced: dict[int, Message] = {}
     report: dict[int, ShapedResult] = {}
     if kept_results:
@@ -339,7 +343,7 @@ def capped(
             caps.append(cap)
             cap //= 2
         for cap in caps or [SMALLEST_CAP]:
-            trial = capped_results(messages, kept_results, cap, call_names)
+            trial = capped_results(messages, kept_results, cap, call_names, recall_tool)
             saved = sum(
                 tokens.scaled[position] - counted(message) for position, message in trial.items()
             )
@@ -389,14 +393,20 @@ def capped(
 
 
 def capped_results(
-    messages: Sequence[Message], results: Sequence[int], cap: int, call_names: dict[str, str]
+    messages: Sequence[Message],
+    results: Sequence[int],
+    cap: int,
+    call_names: dict[str, str],
+    recall_tool: str | None = None,
 ) -> dict[int, Message]:
     """Each result of `results` whose text is over `cap` and whose marker (shaping's rule 4 with
-    that cap) is shorter, with the marker as its text (its images go with the text)."""
+    that cap, carrying the result's `ref` with recall on) is shorter, with the marker as its text
+    (its images go with the text)."""
     found: dict[int, Message] = {}
     for position in results:
         message = messages[position]
-        written = capped_text(message.content, name_of(message, call_names), cap)
+        ref = None if recall_tool is None else message.tool_call_id
+        written = capped_text(message.content, name_of(message, call_names), cap, ref)
         if written is not None:
             found[position] = as_text(message, written)
     return found

@@ -726,6 +726,11 @@ def recall_piece(block: Any) -> str:
     return IMAGE_MARK if block_type == IMAGE else FILE_MARK
 
 
+def tool_param(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A client tool as a Messages request declares it (`tools[]`)."""
+    return {"name": name, "description": description, "input_schema": parameters}
+
+
 DIALECT = Dialect(
     "anthropic",
     read,
@@ -745,4 +750,5 @@ DIALECT = Dialect(
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
     recall_text=recall_text_with(parts_recall_text),
+    declare_tool=tool_param,
 )

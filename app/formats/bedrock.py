@@ -999,6 +999,13 @@ def recall_piece(block: Any) -> str:
     return FILE_MARK if any(kind in block for kind in MEDIA_KINDS) else ""
 
 
+def tool_spec(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A tool as a Converse request declares it: an entry of `toolConfig.tools`."""
+    return {
+        "toolSpec": {"name": name, "description": description, "inputSchema": {"json": parameters}}
+    }
+
+
 DIALECT = Dialect(
     "bedrock",
     read,
@@ -1019,4 +1026,5 @@ DIALECT = Dialect(
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
     recall_text=recall_text_with(parts_recall_text),
+    declare_tool=tool_spec,
 )

@@ -12,6 +12,9 @@ compaction artifact) says which core message that is. A format that carries imag
 caller messages are written with the images of chosen core messages replaced by a text
 (`app.formats.cleared`): what a plan that makes room by clearing images writes. A format whose
 messages carry content parts writes a message's recall text with them (`app.formats.recall_texts`).
+Each format says how
+its requests declare a function tool, so that a plan with recall on hands the agent the recall
+tool ready to append to its tools (`recall_tool`; the words are `app.core.recall_tool`'s).
 
 A request resolves its format to one `Dialect` once; everything after asks that object, through
 the methods below, which give the optional parts (no part predicate, no system prompt, no placer)
@@ -24,6 +27,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core import recall_tool
 from app.core.messages import Message
 from app.core.plan_types import WindowPlan
 from app.formats.callers import CallerMessages, Callers, caller_messages
@@ -47,6 +51,9 @@ ImageClearer = Callable[[CallerMessages, Sequence[Message], Collection[int]], Ca
 PartPredicate = Callable[[CallerMessages, Message], bool]
 Placer = Callable[[CallerMessages, Sequence[Message], WindowPlan], WindowPlan]
 ReadingStart = Callable[[Sequence[Message]], int | None]
+# A function tool as the format's requests declare it among their tools, from its name, its
+# description and its parameters as a JSON Schema object.
+ToolDeclarer = Callable[[str, str, dict[str, Any]], JsonObject]
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,17 @@ class Dialect:
     # are not text written as marks where they stood (`app.formats.recall_texts`; None: the text
     # alone and an assistant's call lines, as native).
     recall_text: RecallText | None = None
+
+    # How the format declares a function tool (docs/rules.md#the-recall-option); None: it has no
+    # tools to declare one among.
+    declare_tool: ToolDeclarer | None = None
+
+    def recall_tool(self, name: str) -> JsonObject | None:
+        """The recall tool named `name` declared as this format's requests declare a tool (the
+        answer's `recall_tool`); None for a format that declares none."""
+        if self.declare_tool is None:
+            return None
+        return self.declare_tool(name, recall_tool.DESCRIPTION, recall_tool.parameters())
 
     @property
     def has_system_prompt(self) -> bool:

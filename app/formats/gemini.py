@@ -731,6 +731,30 @@ def recall_piece(part: Any) -> str:
     return string_at(part, "text")
 
 
+def gemini_schema(schema: Any) -> Any:
+    """A JSON Schema value with Gemini's schema type names (`OBJECT`, `STRING`, `INTEGER`, …):
+    every `type` of a schema object upper-cased, property names left as they are."""
+    if not isinstance(schema, dict):
+        return schema
+    written: JsonObject = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            written[key] = value.upper()
+        elif key == "properties" and isinstance(value, dict):
+            written[key] = {name: gemini_schema(item) for name, item in value.items()}
+        elif key == "items":
+            written[key] = gemini_schema(value)
+        else:
+            written[key] = value
+    return written
+
+
+def function_declaration(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A function as a Gemini request declares it: an entry of a tool's
+    `functionDeclarations`."""
+    return {"name": name, "description": description, "parameters": gemini_schema(parameters)}
+
+
 DIALECT = Dialect(
     "gemini",
     read,
@@ -748,4 +772,5 @@ DIALECT = Dialect(
     reasoning=reasoning,
     remove_reasoning=blocks_remover(BLOCKS),
     recall_text=recall_text_with(parts_recall_text),
+    declare_tool=function_declaration,
 )

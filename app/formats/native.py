@@ -8,6 +8,8 @@ are extra fields like any other and are returned as sent.
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.core.messages import Message, Role, ToolCall, from_fields
 from app.formats.fields import (
     JsonObject,
@@ -148,4 +150,12 @@ def call_of(item: JsonObject, loc: Loc, problems: Problems) -> tuple[str, object
     return required_name(item, "name", (*loc, "name"), problems), item.get("arguments", "")
 
 
-DIALECT = one_to_one_dialect("native", read_plain, read_message)
+def function_tool(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A function tool as Chat Completions declares it, which the native format shares."""
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
+DIALECT = one_to_one_dialect("native", read_plain, read_message, declare_tool=function_tool)

@@ -40,6 +40,7 @@ from app.formats.fields import (
     role_of,
     unknown_role,
 )
+from app.formats.native import function_tool
 from app.formats.recall_texts import (
     FILE_MARK,
     IMAGE_MARK,
@@ -339,4 +340,6 @@ DIALECT = one_to_one_dialect(
     result_has_parts=result_has_parts,
     clear_images=clear_images,
     recall_text=recall_text_with(parts_recall_text),
+    # Chat Completions' own shape, which the native format took.
+    declare_tool=function_tool,
 )

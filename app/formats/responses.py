@@ -653,6 +653,18 @@ def recall_piece(part: Any, texts: Mapping[str, str]) -> str:
     return IMAGE_MARK if part_type == INPUT_IMAGE else FILE_MARK
 
 
+def function_tool(name: str, description: str, parameters: dict[str, Any]) -> JsonObject:
+    """A function tool as a Responses request declares it (`tools[]`), not in strict mode: the
+    model may give any of the optional parameters, or none."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": parameters,
+        "strict": False,
+    }
+
+
 DIALECT = Dialect(
     "responses",
     read,
@@ -670,4 +682,5 @@ DIALECT = Dialect(
     reasoning=reasoning,
     remove_reasoning=without_items,
     recall_text=recall_text_with(parts_recall_text),
+    declare_tool=function_tool,
 )

@@ -14,7 +14,14 @@ from typing import Any
 
 from app.core.messages import Message
 from app.formats.callers import CallerMessages, Reshaped
-from app.formats.dialect import Dialect, ImageClearer, PartPredicate, Removed, Signals
+from app.formats.dialect import (
+    Dialect,
+    ImageClearer,
+    PartPredicate,
+    Removed,
+    Signals,
+    ToolDeclarer,
+)
 from app.formats.fields import JsonObject, Problems, read_one_to_one
 from app.formats.recall_texts import RecallText
 
@@ -97,6 +104,7 @@ def one_to_one_dialect(
     result_has_parts: PartPredicate | None = None,
     clear_images: ImageClearer | None = None,
     recall_text: RecallText | None = None,
+    declare_tool: ToolDeclarer | None = None,
 ) -> Dialect:
     """The dialect of a format whose caller messages map one to one onto core messages: each
     message read on the format's quick path (`read_plain`), else with every check
@@ -120,4 +128,5 @@ def one_to_one_dialect(
         result_has_parts=result_has_parts,
         clear_images=clear_images,
         recall_text=recall_text,
+        declare_tool=declare_tool,
     )

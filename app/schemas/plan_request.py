@@ -26,6 +26,7 @@ from pydantic_core import PydanticCustomError
 from app.core import defaults
 from app.core.collapse import CollapseMode
 from app.core.plan_types import StrategyKind
+from app.core.recall_tool import MAX_TOOL_NAME_CHARS, TOOL_NAME_PATTERN, is_tool_name
 from app.core.strategies import Fit, Overflow, SlidingWindow, TokenBudget
 from app.core.strategies import Strategy as CoreStrategy
 from app.schemas.cap import CapChars
@@ -281,6 +282,43 @@ class PlanSummarize(BaseModel):
     )
 
 
+def check_recall_tool_name(name: str) -> str:
+    """The whole name matches the recall tool's pattern (`re.fullmatch`: a trailing newline is
+    refused, which a `$` anchor would let through)."""
+    if not is_tool_name(name):
+        raise PydanticCustomError(
+            "string_pattern_mismatch",
+            "must match {pattern}, at most {max_chars} characters: a function tool name every "
+            "provider accepts",
+            {"pattern": TOOL_NAME_PATTERN, "max_chars": MAX_TOOL_NAME_CHARS},
+        )
+    return name
+
+
+RecallToolName = Annotated[
+    StrictStr,
+    Field(
+        min_length=1,
+        max_length=MAX_TOOL_NAME_CHARS,
+        json_schema_extra={"pattern": f"^{TOOL_NAME_PATTERN}$"},
+    ),
+    AfterValidator(check_recall_tool_name),
+]
+
+
+class PlanRecall(BaseModel):
+    """The plan's `recall` (docs/rules.md#the-recall-option): the window's texts name a tool the
+    model can call to get back what the plan took out, and the answer declares it
+    (`recall_tool`). `{}` is all defaults."""
+
+    model_config = STRICT
+    tool_name: RecallToolName = Field(
+        defaults.DEFAULT_RECALL_TOOL_NAME,
+        description="The recall tool's name: 1 to 64 characters, a letter or `_` first, then "
+        "letters, digits, `_` or `-`.",
+    )
+
+
 def through_not_before_from(through: int, info: ValidationInfo) -> int:
     """`through` ≥ `from`, named at `through` (the second of the two read)."""
     first = info.data.get("from_")
@@ -413,6 +451,15 @@ class PlanRequest(BaseModel):
             "and starts the removed span takes the notice's place; the others are reported in "
             "`summaries_ignored`. Read whether `summarize` is on or not; null is [].",
         )
+    )
+    recall: PlanRecall | None = Field(
+        None,
+        description="Let the model get back what the plan takes out: the placeholder, the cap "
+        "marker (its `ref`), the drop notice and the summary message name the tool `tool_name`, "
+        "the answer carries its declaration in the request's format (`recall_tool`, ready to "
+        "append to the agent's tools), and a result of that tool is never capped. Answer its "
+        "calls from the whole history with `POST /v1/recall`. Off when absent or null; `{}` is "
+        "every default.",
     )
     include_turns: StrictBool = Field(
         defaults.DEFAULT_INCLUDE_TURNS,

@@ -282,6 +282,13 @@ class PlanResponse(BaseModel):
         description="With `summarize` or `summaries` only: every other entry and why it did not "
         "apply.",
     )
+    recall_tool: dict[str, Any] | None = Field(
+        None,
+        description="With `recall` only: the recall tool's declaration in the request's format "
+        "(a Chat Completions function tool for `native` and `openai`, an Anthropic tool, a "
+        "Responses function tool, a Gemini `functionDeclarations` entry, a Converse `toolSpec` "
+        "entry), ready to append to the agent's tools.",
+    )
     diagnostics: list[DiagnosticOut] = Field(
         description="What in the transcript as sent a provider would refuse, or looks like a "
         "mistake; [] when nothing. Never changes a decision."

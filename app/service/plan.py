@@ -191,6 +191,9 @@ def answer_content(
             texts[shaped.index] = shaped.content
     if result.summaries is not None:
         content.update(summary_fields(request, result.summaries, texts))
+    recall_tool = request.options.recall_tool
+    if recall_tool is not None:
+        content["recall_tool"] = request.dialect.recall_tool(recall_tool)
     content["diagnostics"] = found
     content["record"] = plan.answered_record(result.record)
     if request.include_window:

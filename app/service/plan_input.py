@@ -204,4 +204,5 @@ def core_options(
             )
             for entry in body.summaries or ()
         ),
+        recall=None if body.recall is None else plan.RecallOption(body.recall.tool_name),
     )

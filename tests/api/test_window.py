@@ -143,10 +143,14 @@ def assert_key_order(answer: dict[str, Any]) -> None:
     them."""
     counted = "tokenizer" in answer["stats"]
     summary_keys = ["summary_request", "summary_used", "summaries_ignored"]
-    keys = [key for key in answer if key not in ("shaped", "budget", *summary_keys)]
+    keys = [key for key in answer if key not in ("shaped", "budget", "recall_tool", *summary_keys)]
+    # docs/rules.md#the-recall-option: right before diagnostics, after the summaries' keys.
+    recall = ["recall_tool"] if "recall_tool" in answer else []
     if "summary_request" in answer:  # docs/rules.md#summaries: together, right before diagnostics
         at = list(answer).index("summary_request")
-        assert list(answer)[at : at + 4] == [*summary_keys, "diagnostics"]
+        assert list(answer)[at : at + 4 + len(recall)] == [*summary_keys, *recall, "diagnostics"]
+    elif recall:
+        assert list(answer)[list(answer).index("recall_tool") + 1] == "diagnostics"
     if "budget" in answer:  # docs/rules.md#the-fit-strategy: right after stats, under `fit` only
         assert answer["strategy"] == "fit"
         assert list(answer)[list(answer).index("stats") + 1] == "budget"
@@ -327,13 +331,17 @@ def assert_consistent(body: dict[str, Any], answer: dict[str, Any]) -> None:
         assert answer["pins"] == {"last_tool_result": None, "ledger_fact": None}
         assert all(turn["held_by"] is None for turn in turns)
     else:
-        assert answer["record"] == {
+        record = {
             "strategy": answer["strategy"],
             "iteration": body.get("iteration", 1),
             "removed_message_count": answer["stats"]["removed_message_count"],
             "refusals": answer["refusals"],
             "pins": answer["pins"],
         }
+        if body.get("clear") is not None:  # docs/rules.md#holding-the-boundary: the boundary too
+            assert isinstance(answer["record"].get("cleared_results"), int)
+            record["cleared_results"] = answer["record"]["cleared_results"]
+        assert answer["record"] == record
     if "window" in answer and answer["format"] == "native":
         window = answer["window"]
         assert window == expected_window(body["messages"], answer)

@@ -1011,6 +1011,22 @@ export type PlanClear = {
 };
 
 /**
+ * PlanRecall
+ *
+ * The plan's `recall` (docs/rules.md#the-recall-option): the window's texts name a tool the
+ * model can call to get back what the plan took out, and the answer declares it
+ * (`recall_tool`). `{}` is all defaults.
+ */
+export type PlanRecall = {
+    /**
+     * Tool Name
+     *
+     * The recall tool's name: 1 to 64 characters, a letter or `_` first, then letters, digits, `_` or `-`.
+     */
+    tool_name?: string;
+};
+
+/**
  * PlanRequest
  *
  * What to plan: the transcript, the strategy and the pin options.
@@ -1146,6 +1162,10 @@ export type PlanRequest = unknown & {
      */
     summaries?: Array<PlanSummary> | null;
     /**
+     * Let the model get back what the plan takes out: the placeholder, the cap marker (its `ref`), the drop notice and the summary message name the tool `tool_name`, the answer carries its declaration in the request's format (`recall_tool`, ready to append to the agent's tools), and a result of that tool is never capped. Answer its calls from the whole history with `POST /v1/recall`. Off when absent or null; `{}` is every default.
+     */
+    recall?: PlanRecall | null;
+    /**
      * Include Turns
      *
      * false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the transcript, while `evicted_messages`, the pins and the refusals say what an agent needs.
@@ -1243,6 +1263,14 @@ export type PlanResponse = {
      * With `summarize` or `summaries` only: every other entry and why it did not apply.
      */
     summaries_ignored?: Array<SummaryIgnoredOut> | null;
+    /**
+     * Recall Tool
+     *
+     * With `recall` only: the recall tool's declaration in the request's format (a Chat Completions function tool for `native` and `openai`, an Anthropic tool, a Responses function tool, a Gemini `functionDeclarations` entry, a Converse `toolSpec` entry), ready to append to the agent's tools.
+     */
+    recall_tool?: {
+        [key: string]: unknown;
+    } | null;
     /**
      * Diagnostics
      *

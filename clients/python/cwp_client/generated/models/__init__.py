@@ -61,6 +61,7 @@ from .pins_out import PinsOut
 from .plan_cap import PlanCap
 from .plan_cap_max_chars_by_tool_type_0 import PlanCapMaxCharsByToolType0
 from .plan_clear import PlanClear
+from .plan_recall import PlanRecall
 from .plan_request import PlanRequest
 from .plan_request_collapse_type_0 import PlanRequestCollapseType0
 from .plan_request_format import PlanRequestFormat
@@ -78,6 +79,7 @@ from .plan_request_system_type_3_parts_item import PlanRequestSystemType3PartsIt
 from .plan_request_tokenizer_type_0 import PlanRequestTokenizerType0
 from .plan_response import PlanResponse
 from .plan_response_format import PlanResponseFormat
+from .plan_response_recall_tool_type_0 import PlanResponseRecallToolType0
 from .plan_response_strategy import PlanResponseStrategy
 from .plan_summarize import PlanSummarize
 from .plan_summary import PlanSummary
@@ -173,6 +175,7 @@ __all__ = (
     "PlanCap",
     "PlanCapMaxCharsByToolType0",
     "PlanClear",
+    "PlanRecall",
     "PlanRequest",
     "PlanRequestCollapseType0",
     "PlanRequestFormat",
@@ -186,6 +189,7 @@ __all__ = (
     "PlanRequestTokenizerType0",
     "PlanResponse",
     "PlanResponseFormat",
+    "PlanResponseRecallToolType0",
     "PlanResponseStrategy",
     "PlanSummarize",
     "PlanSummary",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.paused import Paused
     from ..models.plan_cap import PlanCap
     from ..models.plan_clear import PlanClear
+    from ..models.plan_recall import PlanRecall
     from ..models.plan_request_ledger_type_0_item_type_0 import (
         PlanRequestLedgerType0ItemType0,
     )
@@ -88,6 +89,11 @@ class PlanRequest:
         summaries (list[PlanSummary] | None | Unset): Summaries obtained for earlier summary requests (the newest 16 at
             most). One that still matches the messages it covers and starts the removed span takes the notice's place; the
             others are reported in `summaries_ignored`. Read whether `summarize` is on or not; null is [].
+        recall (None | PlanRecall | Unset): Let the model get back what the plan takes out: the placeholder, the cap
+            marker (its `ref`), the drop notice and the summary message name the tool `tool_name`, the answer carries its
+            declaration in the request's format (`recall_tool`, ready to append to the agent's tools), and a result of that
+            tool is never capped. Answer its calls from the whole history with `POST /v1/recall`. Off when absent or null;
+            `{}` is every default.
         include_turns (bool | Unset): false leaves `turns`, `kept` and `evicted` out of the answer: they grow with the
             transcript, while `evicted_messages`, the pins and the refusals say what an agent needs. Default: True.
         tokenizer (None | PlanRequestTokenizerType0 | Unset): Count tokens: `o200k_base` (GPT-4o, GPT-4.1, GPT-5,
@@ -126,6 +132,7 @@ class PlanRequest:
     clear: None | PlanClear | Unset = UNSET
     summarize: None | PlanSummarize | Unset = UNSET
     summaries: list[PlanSummary] | None | Unset = UNSET
+    recall: None | PlanRecall | Unset = UNSET
     include_turns: bool | Unset = True
     tokenizer: None | PlanRequestTokenizerType0 | Unset = UNSET
     calibration: Calibration | None | Unset = UNSET
@@ -136,6 +143,7 @@ class PlanRequest:
         from ..models.paused import Paused  # noqa: PLC0415
         from ..models.plan_cap import PlanCap  # noqa: PLC0415
         from ..models.plan_clear import PlanClear  # noqa: PLC0415
+        from ..models.plan_recall import PlanRecall  # noqa: PLC0415
         from ..models.plan_request_ledger_type_0_item_type_0 import (
             PlanRequestLedgerType0ItemType0,  # noqa: PLC0415
         )
@@ -297,6 +305,14 @@ class PlanRequest:
         else:
             summaries = self.summaries
 
+        recall: dict[str, Any] | None | Unset
+        if isinstance(self.recall, Unset):
+            recall = UNSET
+        elif isinstance(self.recall, PlanRecall):
+            recall = self.recall.to_dict()
+        else:
+            recall = self.recall
+
         include_turns = self.include_turns
 
         tokenizer: None | str | Unset
@@ -358,6 +374,8 @@ class PlanRequest:
             field_dict["summarize"] = summarize
         if summaries is not UNSET:
             field_dict["summaries"] = summaries
+        if recall is not UNSET:
+            field_dict["recall"] = recall
         if include_turns is not UNSET:
             field_dict["include_turns"] = include_turns
         if tokenizer is not UNSET:
@@ -374,6 +392,7 @@ class PlanRequest:
         from ..models.paused import Paused  # noqa: PLC0415
         from ..models.plan_cap import PlanCap  # noqa: PLC0415
         from ..models.plan_clear import PlanClear  # noqa: PLC0415
+        from ..models.plan_recall import PlanRecall  # noqa: PLC0415
         from ..models.plan_request_ledger_type_0_item_type_0 import (
             PlanRequestLedgerType0ItemType0,  # noqa: PLC0415
         )
@@ -731,6 +750,23 @@ class PlanRequest:
 
         summaries = _parse_summaries(d.pop("summaries", UNSET))
 
+        def _parse_recall(data: object) -> None | PlanRecall | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                recall_type_0 = PlanRecall.from_dict(data)
+
+                return recall_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanRecall | Unset, data)
+
+        recall = _parse_recall(d.pop("recall", UNSET))
+
         include_turns = d.pop("include_turns", UNSET)
 
         def _parse_tokenizer(data: object) -> None | PlanRequestTokenizerType0 | Unset:
@@ -787,6 +823,7 @@ class PlanRequest:
             clear=clear,
             summarize=summarize,
             summaries=summaries,
+            recall=recall,
             include_turns=include_turns,
             tokenizer=tokenizer,
             calibration=calibration,

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.dropped_standing_out import DroppedStandingOut
     from ..models.notice_out import NoticeOut
     from ..models.pins_out import PinsOut
+    from ..models.plan_response_recall_tool_type_0 import PlanResponseRecallToolType0
     from ..models.record_out import RecordOut
     from ..models.refusal_out import RefusalOut
     from ..models.shaped_out import ShapedOut
@@ -63,6 +64,10 @@ class PlanResponse:
             in the window (null: none).
         summaries_ignored (list[SummaryIgnoredOut] | None | Unset): With `summarize` or `summaries` only: every other
             entry and why it did not apply.
+        recall_tool (None | PlanResponseRecallToolType0 | Unset): With `recall` only: the recall tool's declaration in
+            the request's format (a Chat Completions function tool for `native` and `openai`, an Anthropic tool, a Responses
+            function tool, a Gemini `functionDeclarations` entry, a Converse `toolSpec` entry), ready to append to the
+            agent's tools.
         window (list[Any] | None | Unset): The new window in the caller's format (left out when not asked for).
     """
 
@@ -87,6 +92,7 @@ class PlanResponse:
     summary_request: None | SummaryRequestOut | Unset = UNSET
     summary_used: None | SummaryUsedOut | Unset = UNSET
     summaries_ignored: list[SummaryIgnoredOut] | None | Unset = UNSET
+    recall_tool: None | PlanResponseRecallToolType0 | Unset = UNSET
     window: list[Any] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -97,6 +103,9 @@ class PlanResponse:
         from ..models.dropped_standing_out import DroppedStandingOut  # noqa: PLC0415
         from ..models.notice_out import NoticeOut  # noqa: PLC0415
         from ..models.pins_out import PinsOut  # noqa: PLC0415
+        from ..models.plan_response_recall_tool_type_0 import (
+            PlanResponseRecallToolType0,  # noqa: PLC0415
+        )
         from ..models.record_out import RecordOut  # noqa: PLC0415
         from ..models.refusal_out import RefusalOut  # noqa: PLC0415
         from ..models.shaped_out import ShapedOut  # noqa: PLC0415
@@ -240,6 +249,14 @@ class PlanResponse:
         else:
             summaries_ignored = self.summaries_ignored
 
+        recall_tool: dict[str, Any] | None | Unset
+        if isinstance(self.recall_tool, Unset):
+            recall_tool = UNSET
+        elif isinstance(self.recall_tool, PlanResponseRecallToolType0):
+            recall_tool = self.recall_tool.to_dict()
+        else:
+            recall_tool = self.recall_tool
+
         window: list[Any] | None | Unset
         if isinstance(self.window, Unset):
             window = UNSET
@@ -284,6 +301,8 @@ class PlanResponse:
             field_dict["summary_used"] = summary_used
         if summaries_ignored is not UNSET:
             field_dict["summaries_ignored"] = summaries_ignored
+        if recall_tool is not UNSET:
+            field_dict["recall_tool"] = recall_tool
         if window is not UNSET:
             field_dict["window"] = window
 
@@ -297,6 +316,9 @@ class PlanResponse:
         from ..models.dropped_standing_out import DroppedStandingOut  # noqa: PLC0415
         from ..models.notice_out import NoticeOut  # noqa: PLC0415
         from ..models.pins_out import PinsOut  # noqa: PLC0415
+        from ..models.plan_response_recall_tool_type_0 import (
+            PlanResponseRecallToolType0,  # noqa: PLC0415
+        )
         from ..models.record_out import RecordOut  # noqa: PLC0415
         from ..models.refusal_out import RefusalOut  # noqa: PLC0415
         from ..models.shaped_out import ShapedOut  # noqa: PLC0415
@@ -557,6 +579,25 @@ class PlanResponse:
 
         summaries_ignored = _parse_summaries_ignored(d.pop("summaries_ignored", UNSET))
 
+        def _parse_recall_tool(
+            data: object,
+        ) -> None | PlanResponseRecallToolType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                recall_tool_type_0 = PlanResponseRecallToolType0.from_dict(data)
+
+                return recall_tool_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PlanResponseRecallToolType0 | Unset, data)
+
+        recall_tool = _parse_recall_tool(d.pop("recall_tool", UNSET))
+
         def _parse_window(data: object) -> list[Any] | None | Unset:
             if data is None:
                 return data
@@ -596,6 +637,7 @@ class PlanResponse:
             summary_request=summary_request,
             summary_used=summary_used,
             summaries_ignored=summaries_ignored,
+            recall_tool=recall_tool,
             window=window,
         )
 
