@@ -1,6 +1,6 @@
 /**
  * The Context Window Planner client: `Planner` (one method per endpoint), `PlannerSession` (a
- * run's plans with their prior records), the typed errors, and every request and answer type,
+ * run's plans with their prior records, summaries and recall), the typed errors, and every request and answer type,
  * generated from the service's OpenAPI document.
  */
 
@@ -14,13 +14,18 @@ export {
   type PlannerOptions,
   type PlanOptions,
   type PlanRecord,
+  type RecallAnswer,
 } from './planner.js';
 export {
+  DEFAULT_RECALL_TOOL_NAME,
   PlannerSession,
   RECORDS_KEPT,
   SUMMARIES_KEPT,
+  recallToolOf,
+  recallToolText,
   summaryRequestOf,
   summaryUsedOf,
+  type RecallArguments,
   type SessionCallOptions,
   type SessionPlan,
   type Summarizer,

@@ -21,6 +21,7 @@ import {
   offerRouteV1OfferPost,
   planRouteV1WindowPlanPost,
   readyzReadyzGet,
+  recallRouteV1RecallPost,
   useRouteV1KeptAnswersUsePost,
 } from './generated/index.js';
 import type {
@@ -36,6 +37,8 @@ import type {
   OfferResponse,
   PlanRequest,
   PlanResponse,
+  RecallRequest,
+  RecallResponse,
   UseRequest,
   UseResponse,
 } from './generated/index.js';
@@ -57,6 +60,8 @@ export type PlanOptions = Omit<PlanRequest, 'messages'>;
 export type OfferOptions = Omit<OfferRequest, 'messages'>;
 /** Every field of a cap request but the results. */
 export type CapOptions = Omit<CapRequest, 'results'>;
+/** The answer of `POST /v1/recall`: one page of the text found. */
+export type RecallAnswer = RecallResponse;
 /** The record a plan files, to send back in `prior_records`. */
 export type PlanRecord = NonNullable<PlanResponse['record']>;
 
@@ -143,6 +148,11 @@ export class Planner {
       (send) => lookupRouteV1KeptAnswersLookupPost({ ...send, body }),
       call,
     );
+  }
+
+  /** Text a plan took out, found in the whole history: `POST /v1/recall`. */
+  recall(body: RecallRequest, call?: CallOptions) {
+    return this.send<RecallAnswer>((send) => recallRouteV1RecallPost({ ...send, body }), call);
   }
 
   /** Name, version, limits, option defaults and tokenizers: `GET /v1/info`. */

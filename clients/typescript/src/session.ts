@@ -22,12 +22,27 @@
  * next plan (one `plan` makes at most one summary and two plans). An empty or blank text keeps
  * nothing and plans nothing again. A summarizer that throws fails the `plan` call.
  *
+ * Recall (`docs/rules.md#recall`): the service keeps nothing, so the history a recall is answered
+ * from is the one the session was last given to plan (its `messages`, with the `format` and
+ * `system` that plan was sent). `recall` asks `POST /v1/recall` over it and returns the answer;
+ * `recallToolText` writes the text a tool returns to the model, with the line that asks for the
+ * next page when there is one; `recallTool` is the declaration the last plan answered (the plan
+ * request's `recall` option turns it on). Before any plan the history is empty: every recall
+ * finds nothing.
+ *
  * The answer fields are read from the answer as received, so they work whether or not the
  * generated types know them yet.
  */
 
-import type { CallOptions, Plan, PlanOptions, PlanRecord, Planner } from './planner.js';
-import type { PlanRequest } from './generated/index.js';
+import type {
+  CallOptions,
+  Plan,
+  PlanOptions,
+  PlanRecord,
+  Planner,
+  RecallAnswer,
+} from './planner.js';
+import type { PlanRequest, RecallRequest } from './generated/index.js';
 
 /** The stand-down reads only the last two records. */
 export const RECORDS_KEPT = 2;
@@ -89,12 +104,55 @@ export function summaryUsedOf(plan: Plan): { from: number; through: number } | n
   return used ?? null;
 }
 
+/** The recall tool's name when the plan request's `recall` option leaves it out. */
+export const DEFAULT_RECALL_TOOL_NAME = 'context_recall';
+
+/** What a model's recall call asks: `ref` or `query` (exactly one), and the page, from 1. */
+export interface RecallArguments {
+  readonly ref?: string | null;
+  readonly query?: string | null;
+  readonly page?: number;
+}
+
+/** The `recall_tool` of a plan (its recall tool's declaration), or undefined. */
+export function recallToolOf(plan: Plan): Record<string, unknown> | undefined {
+  const tool = (plan as unknown as { recall_tool?: Record<string, unknown> | null }).recall_tool;
+  return tool ?? undefined;
+}
+
+/**
+ * The text a recall tool returns to the model: the answer's `text`, then, when a page follows,
+ * a line saying how to ask for it.
+ */
+export function recallToolText(
+  answer: Pick<RecallAnswer, 'text' | 'page' | 'pages'>,
+  toolName: string = DEFAULT_RECALL_TOOL_NAME,
+): string {
+  if (answer.page >= answer.pages) {
+    return answer.text;
+  }
+  const next = answer.page + 1;
+  return (
+    `${answer.text}\n[page ${answer.page} of ${answer.pages}: ` +
+    `call ${toolName} with page ${next} for more]`
+  );
+}
+
 type SessionDefaults = Omit<PlanOptions, 'prior_records'>;
+
+/** The history a recall is answered from: the last plan's messages, format and system. */
+interface History {
+  readonly messages: PlanRequest['messages'];
+  readonly format?: PlanRequest['format'];
+  readonly system?: PlanRequest['system'];
+}
 
 export class PlannerSession {
   private records: PlanRecord[] = [];
   private kept: Summary[];
   private readonly summary: SummaryOptions;
+  private history: History = { messages: [] };
+  private lastRecallTool: Record<string, unknown> | undefined;
 
   constructor(
     readonly planner: Planner,
@@ -113,6 +171,14 @@ export class PlannerSession {
   /** The summaries the next plan will send, oldest first. */
   get summaries(): readonly Summary[] {
     return this.kept;
+  }
+
+  /**
+   * The last plan's `recall_tool` (its recall tool's declaration, in the plan's format):
+   * undefined before a plan, and when that plan had recall off.
+   */
+  get recallTool(): Record<string, unknown> | undefined {
+    return this.lastRecallTool;
   }
 
   /** Whether the session was made with a summarizer of its own. */
@@ -135,6 +201,11 @@ export class PlannerSession {
       ...options,
       prior_records: [...this.records],
     };
+    this.history = {
+      messages,
+      ...(sent.format != null ? { format: sent.format as PlanRequest['format'] } : {}),
+      ...(sent.system != null ? { system: sent.system as PlanRequest['system'] } : {}),
+    };
     let plan: SessionPlan = await this.planner.plan(messages, sent as PlanOptions, http);
     const request = summaryRequestOf(plan);
     if (summarize && request) {
@@ -148,7 +219,27 @@ export class PlannerSession {
     if (plan.record) {
       this.records = [...this.records, plan.record].slice(-RECORDS_KEPT);
     }
+    this.lastRecallTool = recallToolOf(plan);
     return plan;
+  }
+
+  /**
+   * A model's recall call answered from the history the session was last given to plan (never
+   * a planned window, which holds the placeholders): `POST /v1/recall`, its answer as received.
+   */
+  recall(
+    args: RecallArguments,
+    options: Pick<RecallRequest, 'max_chars'> = {},
+    call?: CallOptions,
+  ): Promise<RecallAnswer> {
+    const body: RecallRequest = {
+      ...this.history,
+      ...(args.ref != null ? { ref: args.ref } : {}),
+      ...(args.query != null ? { query: args.query } : {}),
+      ...(args.page != null ? { page: args.page } : {}),
+      ...options,
+    };
+    return this.planner.recall(body, call);
   }
 
   /** Start a new run: the next plan sends no prior records and no summaries. */
