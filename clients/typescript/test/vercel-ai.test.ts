@@ -14,11 +14,13 @@ import type { ModelMessage, ToolResultPart } from 'ai';
 import { Planner, PlannerSession } from '../src/index.js';
 import {
   fromPlannedWindow,
+  RECALL_TOOL_DESCRIPTION,
+  RECALL_TOOL_PARAMETERS,
   planEachStep,
   toNativeMessages,
   type PlannedStep,
 } from '../src/vercel-ai/index.js';
-import { useLivePlanner } from './support.js';
+import { recordingFetch, useLivePlanner } from './support.js';
 
 const secret = { anthropic: { signature: 'sig-1' } };
 
@@ -197,5 +199,49 @@ describe('the Vercel AI SDK hook', () => {
     ];
     assert.deepEqual(step.messages, expected);
     assert.deepEqual(history, before); // the caller's history is untouched
+  });
+
+  it('names the recall tool in plans once the agent took it, never with null', async () => {
+    const { fetch, requests } = recordingFetch();
+    const planner = new Planner({ baseUrl: live.server.url, fetch });
+    const step = { messages: HISTORY, stepNumber: 0 } as unknown as Parameters<
+      ReturnType<typeof planEachStep>
+    >[0];
+    const sentRecall = (): unknown => (requests.at(-1)?.body as { recall?: unknown }).recall;
+
+    // An agent that does not add the tool: no recall option, as before.
+    const untaken = planEachStep(new PlannerSession(planner), { summarize: false });
+    await untaken(step);
+    assert.equal(sentRecall(), undefined);
+
+    // Taken: every plan of the session names it; the tool is the service's declaration.
+    const session = new PlannerSession(planner);
+    const prepareStep = planEachStep(session, {
+      summarize: false,
+      recall: { tool_name: 'look_back' },
+    });
+    assert.equal(prepareStep.recallToolName, 'look_back');
+    assert.deepEqual(Object.keys(prepareStep.tools), ['look_back']);
+    await prepareStep(step);
+    assert.deepEqual(sentRecall(), { tool_name: 'look_back' });
+    assert.deepEqual(session.recallTool, {
+      type: 'function',
+      function: {
+        name: 'look_back',
+        description: RECALL_TOOL_DESCRIPTION,
+        parameters: RECALL_TOOL_PARAMETERS,
+      },
+    });
+    const tool = prepareStep.tools.look_back as {
+      execute: (input: unknown, options: unknown) => unknown;
+    };
+    assert.equal(await tool.execute({ ref: 'a' }, {}), '{"c":31}');
+
+    // Off: no tool, no recall option, even once taken.
+    const off = planEachStep(session, { summarize: false, recall: null });
+    assert.deepEqual(off.tools, {});
+    assert.equal(off.recallToolName, undefined);
+    await off(step);
+    assert.equal(sentRecall(), undefined);
   });
 });

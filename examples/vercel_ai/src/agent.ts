@@ -6,7 +6,9 @@
  * (`MockLanguageModelV3` from `ai/test`, which records every prompt it is given) calls `measure`
  * once, then answers. With a keep window of one turn and no last-tool-result pins, the planner
  * drops the older rounds and leaves a notice in their place, so what the model is given differs
- * from the history the SDK holds.
+ * from the history the SDK holds. The hook's recall tool is among the agent's tools, so the
+ * windows tell the model how to get back what they leave out; with `recall`, the scripted model
+ * does so first (a ref or a query), then answers.
  */
 
 import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
@@ -17,7 +19,11 @@ import {
   type Plan,
   type PlanOptions,
 } from 'context-window-planner-client';
-import { planEachStep, type PlannedStep } from 'context-window-planner-client/vercel-ai';
+import {
+  planEachStep,
+  type PlannedStep,
+  type RecallToolOptions,
+} from 'context-window-planner-client/vercel-ai';
 import { z } from 'zod';
 
 export const SYSTEM = 'You operate the lab floor through tools.';
@@ -25,7 +31,8 @@ export const FINAL_ANSWER = 'rack-c is the hottest at 47C.';
 /** Steps at most: the scripted model needs two. */
 export const MAX_STEPS = 4;
 
-const SENSOR_DUMP = (rack: string): string =>
+/** What `measure` returned for rack-a and rack-b: 40 probes' readings. */
+export const SENSOR_DUMP = (rack: string): string =>
   `${rack}: ` + Array.from({ length: 40 }, (_, i) => `probe-${i}=${20 + (i % 7)}C`).join(', ');
 
 /** The history the run resumes: a request and three measured racks. */
@@ -73,21 +80,34 @@ function said(text: string) {
   };
 }
 
-/** One tool call, then the answer; with `summarized`, each after a summary. */
-export function scriptedModel(summarized = false): MockLanguageModelV3 {
-  const call = {
+function called(toolCallId: string, toolName: string, input: unknown) {
+  return {
     content: [
-      {
-        type: 'tool-call' as const,
-        toolCallId: 'c3',
-        toolName: 'measure',
-        input: '{"rack":"rack-c"}',
-      },
+      { type: 'tool-call' as const, toolCallId, toolName, input: JSON.stringify(input) },
     ],
     finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
     usage,
     warnings: [],
   };
+}
+
+/** The id of the scripted model's recall call. */
+export const RECALL_CALL_ID = 'r1';
+
+/** What the scripted model asks the recall tool, instead of measuring rack-c. */
+export interface RecallCall {
+  readonly tool: string;
+  readonly input: { ref?: string; query?: string; page?: number };
+}
+
+/**
+ * One tool call, then the answer; with `summarized`, each after a summary. The call measures
+ * rack-c, or with `recall` asks the recall tool.
+ */
+export function scriptedModel(summarized = false, recall?: RecallCall): MockLanguageModelV3 {
+  const call = recall
+    ? called(RECALL_CALL_ID, recall.tool, recall.input)
+    : called('c3', 'measure', { rack: 'rack-c' });
   const answer = said(FINAL_ANSWER);
   const [first, second] = SUMMARY_TEXTS.map(said);
   return new MockLanguageModelV3({
@@ -105,16 +125,27 @@ export interface AgentRun {
   readonly session: PlannerSession;
 }
 
+export interface RunOptions {
+  readonly summarized?: boolean;
+  /** The hook's recall tool (default `{}`: `context_recall`); null turns recall off. */
+  readonly recallTool?: RecallToolOptions | null;
+  /** The scripted model's recall call, made instead of measuring rack-c. */
+  readonly recall?: RecallCall;
+}
+
 /**
  * The run; `planOptions` go with every plan (shaping: `collapse`, `ledger`, `cap`); with
  * `summarized`, the step's model summarizes each span the planner removes.
  */
 export async function runAgent(
   plannerUrl: string,
-  planOptions: Omit<PlanOptions, 'format' | 'prior_records' | 'iteration' | 'include_window'> = {},
-  { summarized = false }: { summarized?: boolean } = {},
+  planOptions: Omit<
+    PlanOptions,
+    'format' | 'prior_records' | 'iteration' | 'include_window' | 'recall'
+  > = {},
+  { summarized = false, recallTool, recall }: RunOptions = {},
 ): Promise<AgentRun> {
-  const model = scriptedModel(summarized);
+  const model = scriptedModel(summarized, recall);
   const session = new PlannerSession(
     new Planner({ baseUrl: plannerUrl }),
     {},
@@ -130,25 +161,28 @@ export async function runAgent(
       return rack === 'rack-c' ? 'rack-c: 47C' : SENSOR_DUMP(rack);
     },
   });
+  const prepareStep = planEachStep(session, {
+    plan: {
+      strategy: { kind: 'sliding-window', keep_recent_turns: 1 },
+      keep_last_tool_results: 0,
+      ...planOptions,
+    },
+    onPlan: (step) => planned.push(step),
+    // The hook's default is summaries by the step's model; the scripted model answers none
+    // unless the run is the summarized one.
+    ...(summarized
+      ? { summarize: true as const, summaryCall: { system: SYSTEM } }
+      : { summarize: false as const }),
+    ...(recallTool !== undefined ? { recall: recallTool } : {}),
+  });
   const result = await generateText({
     model,
     system: SYSTEM,
     messages: HISTORY,
-    tools: { measure },
+    // The hook's recall tool joins the agent's own (AI SDK 6's prepareStep cannot add it).
+    tools: { measure, ...prepareStep.tools },
     stopWhen: stepCountIs(MAX_STEPS),
-    prepareStep: planEachStep(session, {
-      plan: {
-        strategy: { kind: 'sliding-window', keep_recent_turns: 1 },
-        keep_last_tool_results: 0,
-        ...planOptions,
-      },
-      onPlan: (step) => planned.push(step),
-      // The hook's default is summaries by the step's model; the scripted model answers none
-      // unless the run is the summarized one.
-      ...(summarized
-        ? { summarize: true as const, summaryCall: { system: SYSTEM } }
-        : { summarize: false as const }),
-    }),
+    prepareStep,
   });
   return {
     text: result.text,

@@ -11,10 +11,21 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 
-import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { Planner } from 'context-window-planner-client';
 import { startLocalPlanner, type LocalPlanner } from 'context-window-planner-client/testing';
+import { toNativeMessages } from 'context-window-planner-client/vercel-ai';
 
-import { FINAL_ANSWER, HISTORY, SUMMARY_TEXTS, SYSTEM, runAgent } from '../src/agent.js';
+import {
+  FINAL_ANSWER,
+  HISTORY,
+  RECALL_CALL_ID,
+  SENSOR_DUMP,
+  SUMMARY_TEXTS,
+  SYSTEM,
+  runAgent,
+  type AgentRun,
+} from '../src/agent.js';
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const REPO_ROOT = resolve(PACKAGE_ROOT, '..', '..');
@@ -78,6 +89,18 @@ function seenInWindow(window: readonly unknown[]): Seen[] {
     });
   }
   return seen;
+}
+
+/** The tools the model was given at each step, by name. */
+function toolsGiven(run: AgentRun): Array<Map<string, LanguageModelV3FunctionTool>> {
+  return run.model.doGenerateCalls.map(
+    (call) =>
+      new Map(
+        (call.tools ?? []).flatMap((tool) =>
+          tool.type === 'function' ? [[tool.name, tool] as const] : [],
+        ),
+      ),
+  );
 }
 
 describe('the Vercel AI SDK example', () => {
@@ -191,9 +214,11 @@ describe('the Vercel AI SDK example', () => {
     assert.equal(run.steps, 2);
     const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
     assert.equal(prompts.length, 4);
+    // The hook's recall tool is among the agent's tools: the summary message names it.
+    const recall = '; call context_recall with a query for their full text]\n\n';
     const heads = [
-      '[compacted history — 2 earlier message(s) summarized by the model]\n\n',
-      '[compacted history — 4 earlier message(s) summarized by the model]\n\n',
+      '[compacted history — 2 earlier message(s) summarized by the model' + recall,
+      '[compacted history — 4 earlier message(s) summarized by the model' + recall,
     ];
     run.planned.forEach(({ plan }, step) => {
       const first = (plan as { replaces?: unknown }).replaces as
@@ -219,6 +244,87 @@ describe('the Vercel AI SDK example', () => {
         [1, 4, SUMMARY_TEXTS[1]],
       ],
     );
+  });
+
+  it('answers the model\'s recall of a cleared result with the result as the tool returned it', async () => {
+    const run = await runAgent(
+      planner.url,
+      {
+        strategy: { kind: 'sliding-window', keep_recent_turns: 5 },
+        clear: { keep_last: 0, step: 1 },
+      },
+      { recall: { tool: 'context_recall', input: { ref: 'c1' } } },
+    );
+    assert.equal(run.text, FINAL_ANSWER);
+    assert.equal(run.steps, 2);
+    assert.deepEqual(run.measured, []);
+    const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
+    prompts.forEach((prompt, step) => {
+      const { plan } = run.planned[step]!;
+      assert.deepEqual(seenInPrompt(prompt).slice(1), seenInWindow(plan.window ?? []));
+    });
+    // Every step: the recall tool is a real tool of the model's call, as the plan declares it.
+    const declared = run.planned[0]!.plan.recall_tool as {
+      function: { name: string; description: string; parameters: unknown };
+    };
+    assert.equal(declared.function.name, 'context_recall');
+    for (const tools of toolsGiven(run)) {
+      assert.deepEqual([...tools.keys()], ['measure', 'context_recall']);
+      const given = tools.get('context_recall')!;
+      assert.equal(given.description, declared.function.description);
+      assert.deepEqual(given.inputSchema, declared.function.parameters);
+    }
+    // Step 0: rack-a's dump went as the placeholder, whose hint names the tool.
+    const [placeholder] = seenInPrompt(prompts[0]!).flatMap((seen) => seen.results);
+    assert.equal(placeholder!.id, 'c1');
+    assert.ok(placeholder!.text.startsWith('{"cleared":true,"tool_call_id":"c1"'));
+    assert.ok(placeholder!.text.includes('"hint":"call context_recall with this tool_call_id'));
+    // Step 1: the model's call was answered from the history: the dump, whole.
+    const results = seenInPrompt(prompts[1]!).flatMap((seen) => seen.results);
+    assert.deepEqual(results.at(-1), { id: RECALL_CALL_ID, text: SENSOR_DUMP('rack-a') });
+    assert.ok(results.some((result) => result.id === 'c1' && result.text.includes('"cleared"')));
+  });
+
+  it('answers the model\'s query on an evicted turn from the whole history', async () => {
+    const query = 'rack-a probe-3';
+    const run = await runAgent(planner.url, {}, {
+      recall: { tool: 'context_recall', input: { query } },
+    });
+    assert.equal(run.text, FINAL_ANSWER);
+    const prompts = run.model.doGenerateCalls.map((call) => call.prompt);
+    // Step 0: rack-a's round left the window, and the notice says how to get it back.
+    const { plan } = run.planned[0]!;
+    assert.deepEqual(plan.evicted_messages, [1, 2]);
+    assert.ok(plan.notice?.content.includes('call context_recall with a query'));
+    assert.ok(!JSON.stringify(seenInPrompt(prompts[0]!)).includes(SENSOR_DUMP('rack-a')));
+    // Step 1: the answer is the service's answer over the history the step planned.
+    const expected = await new Planner({ baseUrl: planner.url }).recall({
+      messages: toNativeMessages(HISTORY),
+      format: 'native',
+      query,
+    });
+    assert.equal(expected.found, true);
+    assert.ok(
+      expected.text.includes('[message 2 · result of measure · ref c1]\n' + SENSOR_DUMP('rack-a')),
+    );
+    const results = seenInPrompt(prompts[1]!).flatMap((seen) => seen.results);
+    assert.deepEqual(results.at(-1), { id: RECALL_CALL_ID, text: expected.text });
+  });
+
+  it('keeps the windows and tools it had before with recall off', async () => {
+    const on = await runAgent(planner.url);
+    const off = await runAgent(planner.url, {}, { recallTool: null });
+    assert.equal(off.text, FINAL_ANSWER);
+    for (const tools of toolsGiven(off)) {
+      assert.deepEqual([...tools.keys()], ['measure']);
+    }
+    off.planned.forEach(({ plan }, step) => {
+      assert.equal('recall_tool' in plan, false);
+      assert.ok(!plan.notice?.content.includes('context_recall'));
+      assert.ok(on.planned[step]!.plan.notice?.content.includes('call context_recall'));
+      // The same plan but the texts naming the tool.
+      assert.deepEqual(plan.evicted_messages, on.planned[step]!.plan.evicted_messages);
+    });
   });
 
   it('runs as a program', async () => {
