@@ -47,6 +47,13 @@ SUMMARY_HEADS = (
     "[compacted history — 4 earlier message(s) summarized by the model]\n\n",
     "[compacted history — 6 earlier message(s) summarized by the model]\n\n",
 )
+# The same heads when the agent has the recall tool (the LangChain and Pydantic AI hooks add it).
+RECALL_SUMMARY_HEADS = (
+    "[compacted history — 4 earlier message(s) summarized by the model; call context_recall with"
+    " a query for their full text]\n\n",
+    "[compacted history — 6 earlier message(s) summarized by the model; call context_recall with"
+    " a query for their full text]\n\n",
+)
 
 
 def cleared_in_window(shaped: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -15,8 +15,8 @@ from examples.stations import (
     FINAL_ANSWER,
     INSTRUCTIONS,
     NEW_STATION,
+    RECALL_SUMMARY_HEADS,
     SHAPING,
-    SUMMARY_HEADS,
     SUMMARY_TEXTS,
     cleared_in_window,
     reading,
@@ -125,7 +125,7 @@ def test_the_agents_model_writes_the_summaries_the_window_carries(planner_url, a
         assert summary_call[0] is outcome.sent[0]
         step = received[2 * number + 1][1:]
         assert convert_to_openai_messages(step) == plan.window
-        assert step[1].content == SUMMARY_HEADS[number] + SUMMARY_TEXTS[number]
+        assert step[1].content == RECALL_SUMMARY_HEADS[number] + SUMMARY_TEXTS[number]
         assert plan.summary_used == {"from": 1, "through": asked["through"]}
     assert outcome.state["messages"][-1].content == FINAL_ANSWER
     assert [m.id for m in outcome.state["messages"][: len(outcome.sent)]] == [

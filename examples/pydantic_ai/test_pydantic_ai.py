@@ -23,8 +23,8 @@ from examples.stations import (
     FINAL_ANSWER,
     NEW_STATION,
     QUESTION,
+    RECALL_SUMMARY_HEADS,
     SHAPING,
-    SUMMARY_HEADS,
     SUMMARY_TEXTS,
     cleared_in_window,
     reading,
@@ -177,7 +177,7 @@ def test_the_agents_model_writes_the_summaries_the_window_carries(planner_url):
         assert user_prompts(summary_call)[-1] == asked["request"]["messages"][-1]["content"]
         step = received[2 * number + 1]
         assert to_openai(step)[0] == plan.window
-        summary = SUMMARY_HEADS[number] + SUMMARY_TEXTS[number]
+        summary = RECALL_SUMMARY_HEADS[number] + SUMMARY_TEXTS[number]
         assert user_prompts(step) == [QUESTION, summary]
         assert plan.summary_used == {"from": 1, "through": asked["through"]}
     assert outcome.result.output == FINAL_ANSWER

@@ -38,6 +38,7 @@ from cwp_client.generated.models.lookup_response import LookupResponse
 from cwp_client.generated.models.notice_out import NoticeOut
 from cwp_client.generated.models.offer_response import OfferResponse
 from cwp_client.generated.models.plan_response import PlanResponse
+from cwp_client.generated.models.recall_response import RecallResponse
 from cwp_client.generated.models.stats_out import StatsOut
 from cwp_client.generated.models.use_response import UseResponse
 from cwp_client.generated.types import Unset
@@ -121,6 +122,13 @@ class Plan:
         """Each summary sent that the window does not hold: its `index` and the `reason`."""
         ignored: list[dict[str, Any]] = self.raw.get("summaries_ignored") or []
         return ignored
+
+    @property
+    def recall_tool(self) -> dict[str, Any] | None:
+        """The recall tool's declaration in the plan's format, to add to the tools sent with the
+        window; None when the plan was asked for without `recall`."""
+        tool: dict[str, Any] | None = self.raw.get("recall_tool")
+        return tool
 
     @property
     def notice(self) -> NoticeOut | None:
@@ -223,6 +231,21 @@ class Planner:
         """`POST /v1/offer`: the result ids the model may still cite."""
         body = _body({"messages": messages}, options)
         return _parse(self._post("/v1/offer", body), OfferResponse)[0]
+
+    def recall(
+        self,
+        messages: Sequence[Any],
+        *,
+        ref: str | None = None,
+        query: str | None = None,
+        page: int | None = None,
+        **options: Any,
+    ) -> RecallResponse:
+        """`POST /v1/recall`: one page of what `ref` (a result's tool call id) or `query` (words
+        to search for) finds in `messages`, the whole history; `options` as in the API (`format`,
+        `system`, `max_chars`)."""
+        body = _body({"messages": messages, "ref": ref, "query": query, "page": page}, options)
+        return _parse(self._post("/v1/recall", body), RecallResponse)[0]
 
     def info(self) -> Info:
         """`GET /v1/info`: name, version, limits and option defaults."""
@@ -334,6 +357,19 @@ class AsyncPlanner:
         """See `Planner.offer`."""
         body = _body({"messages": messages}, options)
         return _parse(await self._post("/v1/offer", body), OfferResponse)[0]
+
+    async def recall(
+        self,
+        messages: Sequence[Any],
+        *,
+        ref: str | None = None,
+        query: str | None = None,
+        page: int | None = None,
+        **options: Any,
+    ) -> RecallResponse:
+        """See `Planner.recall`."""
+        body = _body({"messages": messages, "ref": ref, "query": query, "page": page}, options)
+        return _parse(await self._post("/v1/recall", body), RecallResponse)[0]
 
     async def info(self) -> Info:
         try:

@@ -33,6 +33,13 @@ hooks pass one that uses the framework's own model); any other `summarize` value
 service's option, sent as given. A session without a summarizer sends neither option unless asked,
 so its plans are as they were.
 
+Recall (`docs/rules.md#recall`): a plan asked for with the `recall` option (in the session's
+defaults or one call's options) names a tool the model can call to get back what the window left
+out, and `recall_tool` holds that plan's declaration of it. The session answers such a call with
+`recall(ref=..., query=..., page=...)`, through `POST /v1/recall`, over the messages it was last
+given to plan (the whole history, never the window) with the same `format` and `system`; the text
+the tool returns to the model is `recall_text(answer)`, which names the tool when a page follows.
+
 A session belongs to one run, whose plans come one after another; it is not shared between
 concurrent runs.
 """
@@ -43,7 +50,10 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cwp_client.recall import DEFAULT_TOOL_NAME, recall_text, tool_name_of
+
 if TYPE_CHECKING:
+    from cwp_client.generated.models.recall_response import RecallResponse
     from cwp_client.planner import AsyncPlanner, Plan, Planner
 
 KEPT_RECORDS = 2
@@ -51,6 +61,8 @@ KEPT_RECORDS = 2
 # still apply, each new summary covering the span of the one before it.
 KEPT_SUMMARIES = 16
 SUMMARY_FIELDS = ("from", "through", "key")
+# The options of a plan that say how its messages read, which a recall over them sends too.
+HISTORY_OPTIONS = ("format", "system")
 
 Summarizer = Callable[[dict[str, Any]], str]
 AsyncSummarizer = Callable[[dict[str, Any]], Awaitable[str] | str]
@@ -88,6 +100,9 @@ class _Bookkeeping:
         self.summaries: list[dict[str, Any]] = [dict(s) for s in summaries][-KEPT_SUMMARIES:]
         self.replan = replan
         self.defaults = defaults
+        self._last_plan: Plan | None = None
+        self._history: tuple[list[Any], dict[str, Any]] | None = None
+        self._tool_name: str | None = None
 
     def _summarizer(self, options: dict[str, Any]) -> Callable[[dict[str, Any]], Any] | None:
         """This call's summarizer, taken out of `options` when given there as a callable."""
@@ -128,16 +143,46 @@ class _Bookkeeping:
             return None
         return {**sent, "summaries": [dict(s) for s in self.summaries]}
 
-    def _file(self, sent: Mapping[str, Any], plan: Plan) -> None:
+    def _file(self, sent: Mapping[str, Any], plan: Plan, messages: Sequence[Any]) -> None:
         if plan.record is not None:
             self.records = [*self.records, plan.record][-KEPT_RECORDS:]
         self.iteration = int(sent["iteration"]) + 1
+        self._last_plan = plan
+        read_as = {name: sent[name] for name in HISTORY_OPTIONS if sent.get(name) is not None}
+        self._history = (list(messages), read_as)
+        self._tool_name = tool_name_of(sent.get("recall"))
+
+    @property
+    def recall_tool(self) -> dict[str, Any] | None:
+        """The last plan's declaration of the recall tool (its `recall_tool`); None before a plan
+        or when it was asked for without `recall`."""
+        return None if self._last_plan is None else self._last_plan.recall_tool
+
+    def recall_text(self, answer: RecallResponse) -> str:
+        """The text the recall tool returns to the model for `answer`: its `text`, then, when a
+        page follows, `[page {page} of {pages}: call {T} with page {page + 1} for more]`, `{T}` the
+        tool the last plan named (its default name when none did)."""
+        return recall_text(answer, self._tool_name or DEFAULT_TOOL_NAME)
+
+    def _recall_body(
+        self, ref: str | None, query: str | None, page: int, options: Mapping[str, Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
+        if self._history is None:
+            raise RuntimeError(
+                "recall answers from the messages of the session's last plan: none yet"
+            )
+        messages, read_as = self._history
+        return messages, {**read_as, "ref": ref, "query": query, "page": page, **options}
 
     def reset(self) -> None:
-        """Start a new run: iteration back to its first number, no records, no summaries."""
+        """Start a new run: iteration back to its first number, no records, no summaries, no
+        history to recall from."""
         self.iteration = self.first_iteration
         self.records = []
         self.summaries = []
+        self._last_plan = None
+        self._history = None
+        self._tool_name = None
 
 
 class PlannerSession(_Bookkeeping):
@@ -169,8 +214,17 @@ class PlannerSession(_Bookkeeping):
                 again = self._again(sent, options)
                 if again is not None:
                     plan = self.planner.plan(messages, **again).replacing(plan)
-        self._file(sent, plan)
+        self._file(sent, plan, messages)
         return plan
+
+    def recall(
+        self, ref: str | None = None, query: str | None = None, page: int = 1, **options: Any
+    ) -> RecallResponse:
+        """One page of what `ref` (a result's tool call id) or `query` (words to search for)
+        finds in the messages of the last plan, read with its `format` and `system`; `options`
+        go with the request (`max_chars`). Raises `RuntimeError` before the first plan."""
+        messages, body = self._recall_body(ref, query, page, options)
+        return self.planner.recall(messages, **body)
 
 
 class AsyncPlannerSession(_Bookkeeping):
@@ -198,5 +252,12 @@ class AsyncPlannerSession(_Bookkeeping):
                 again = self._again(sent, options)
                 if again is not None:
                     plan = (await self.planner.plan(messages, **again)).replacing(plan)
-        self._file(sent, plan)
+        self._file(sent, plan, messages)
         return plan
+
+    async def recall(
+        self, ref: str | None = None, query: str | None = None, page: int = 1, **options: Any
+    ) -> RecallResponse:
+        """See `PlannerSession.recall`."""
+        messages, body = self._recall_body(ref, query, page, options)
+        return await self.planner.recall(messages, **body)

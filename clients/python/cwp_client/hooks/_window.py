@@ -10,15 +10,25 @@ A summary request's model request (`Plan.summary_request["request"]`) is written
 is, from the same messages, but comes with no such list: `placed_request` finds a shaped result
 there by its tool call id instead. Its other new entries are the planner's own user messages (the
 summary it holds and the instruction).
+
+Recall (`docs/rules.md#recall`): every hook gives the model the recall tool as a tool of its
+framework and answers a call of it with `answer_recall` (or `aanswer_recall`): the session's
+`recall` over the history it last planned, and the text its `recall_text` makes of the answer; a
+call whose arguments the service would refuse gets a sentence saying what to give instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cwp_client.planner import Plan
+from cwp_client.recall import recall_arguments
+from cwp_client.session import AsyncPlannerSession, PlannerSession
+
+# What every hook's `recall` defaults to: on, with the tool's default name.
+RECALL_ON: Mapping[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -109,3 +119,28 @@ def chosen_summarizer(
     if summarize is None or summarize is False:
         return None
     return summarize  # type: ignore[no-any-return]
+
+
+def recall_option(recall: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A hook's `recall` as the plan option it sends (a copy), None for off."""
+    return None if recall is None else dict(recall)
+
+
+def answer_recall(session: PlannerSession | AsyncPlannerSession, arguments: Any) -> str:
+    """The recall tool's text for a model's call with `arguments`, through a `PlannerSession`."""
+    if not isinstance(session, PlannerSession):
+        raise TypeError("a synchronous recall is answered through a PlannerSession")
+    call, problem = recall_arguments(arguments)
+    if problem is not None:
+        return problem
+    return session.recall_text(session.recall(**call))
+
+
+async def aanswer_recall(session: PlannerSession | AsyncPlannerSession, arguments: Any) -> str:
+    """`answer_recall` through either session (a `PlannerSession`'s request then blocks)."""
+    if isinstance(session, PlannerSession):
+        return answer_recall(session, arguments)
+    call, problem = recall_arguments(arguments)
+    if problem is not None:
+        return problem
+    return session.recall_text(await session.recall(**call))

@@ -24,6 +24,13 @@ prompt cache can then serve its prefix); the text of its answer is the summary. 
 instead be a function of the model request, returning the text (awaitable under `ainvoke`). The
 session's settings (`summary_instructions`, `min_span_tokens`, `replan`) apply.
 
+Recall (`docs/rules.md#recall`): by default the middleware registers the recall tool
+(`context_recall`, a `StructuredTool` in its `tools`, which `create_agent` adds to the agent's
+tools) and plans with the `recall` option, so the window's texts point the model at it; the tool
+answers from the messages the session last planned (the agent's whole history up to that model
+call) through the session's `recall`. `recall={"tool_name": ...}` names it otherwise;
+`recall=None` registers no tool and plans without recall, as before.
+
 One middleware serves one run: its session carries the run's records, iteration numbers and
 summaries from one model call to the next. A `PlannerSession` serves `agent.invoke`, an
 `AsyncPlannerSession` `agent.ainvoke` (`awrap_model_call`).
@@ -31,18 +38,24 @@ summaries from one model call to the next. A `PlannerSession` serves `agent.invo
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+import copy
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, cast
 
 from cwp_client import AsyncPlannerSession, Plan, PlannerSession
 from cwp_client.hooks import missing_framework
 from cwp_client.hooks._window import (
+    RECALL_ON,
     Placed,
+    aanswer_recall,
+    answer_recall,
     chosen_summarizer,
     placed_request,
     placed_window,
+    recall_option,
     text_of,
 )
+from cwp_client.recall import DESCRIPTION, PARAMETERS, tool_name_of
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -52,12 +65,13 @@ try:
         convert_to_messages,
         convert_to_openai_messages,
     )
+    from langchain_core.tools import BaseTool, StructuredTool
 except ImportError as error:
     raise ImportError(missing_framework(__name__, "LangChain", "langchain"), name=error.name) from (
         error
     )
 
-__all__ = ["PlannedWindow", "request_model", "to_openai", "window_messages"]
+__all__ = ["PlannedWindow", "recall_tool", "request_model", "to_openai", "window_messages"]
 
 # The LangChain message each OpenAI message sent came from; None when that message became more
 # than one OpenAI message (it is then not mapped back whole).
@@ -69,25 +83,32 @@ class PlannedWindow(AgentMiddleware):
     one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
     `summarize`: True (the default) for summaries by the request's model, unless the session has
     a summarizer of its own; a function for summaries by it; None or False for none from the hook
-    (see the module's docstring)."""
+    (see the module's docstring). `recall`: the plans' `recall` option, the recall tool in `tools`
+    (on by default; None for neither)."""
 
     def __init__(
         self,
         session: PlannerSession | AsyncPlannerSession,
         *,
         summarize: Callable[[dict[str, Any]], Any] | bool | None = True,
+        recall: Mapping[str, Any] | None = RECALL_ON,
         **options: Any,
     ) -> None:
         super().__init__()
         self.session = session
         self.summarize = summarize
+        self.recall = recall_option(recall)
         self.options = options
         self.plans: list[Plan] = []
+        name = tool_name_of(self.recall)
+        self.tools: list[BaseTool] = [] if name is None else [recall_tool(session, name)]
 
     def _options(
         self, request: ModelRequest, sent: list[dict[str, Any]], origins: Origins, run: str
     ) -> dict[str, Any]:
         options: dict[str, Any] = {**self.options, "format": "openai"}
+        if self.recall is not None:
+            options["recall"] = self.recall
 
         def messages_for(model_request: dict[str, Any]) -> list[AnyMessage]:
             placed = placed_request(model_request.get("messages") or [], sent)
@@ -132,6 +153,25 @@ class PlannedWindow(AgentMiddleware):
         self.plans.append(plan)
         window = window_messages(request.messages, sent, origins, plan)
         return await handler(request.override(messages=window))
+
+
+def recall_tool(session: PlannerSession | AsyncPlannerSession, name: str) -> StructuredTool:
+    """The recall tool named `name`, answered by `session`'s `recall` (under `invoke` through a
+    `PlannerSession`, under `ainvoke` through either)."""
+
+    def recall(**arguments: Any) -> str:
+        return answer_recall(session, arguments)
+
+    async def arecall(**arguments: Any) -> str:
+        return await aanswer_recall(session, arguments)
+
+    return StructuredTool.from_function(
+        func=recall,
+        coroutine=arecall,
+        name=name,
+        description=DESCRIPTION,
+        args_schema=copy.deepcopy(PARAMETERS),
+    )
 
 
 def request_model(request: ModelRequest) -> Any:

@@ -22,36 +22,52 @@ of that name; a run whose `RunConfig` sets another model or provider passes it a
 `summarize` may instead be a function of the model request, returning the text (or an awaitable
 of it). The session's settings (`summary_instructions`, `min_span_tokens`, `replan`) apply.
 
+Recall (`docs/rules.md#recall`): a filter cannot add a tool to the agent, so it offers one,
+`recall_tool` (a `FunctionTool` named `context_recall`, answered from the items the session last
+planned, the run's whole input up to that model call, through the session's `recall`), to put in
+the agent's tools: `Agent(..., tools=[..., planned.recall_tool])`. The filter plans with the
+`recall` option only when the agent has a tool of that name, so the window's texts never point a
+model at a tool it does not have: an existing agent's windows stay as they were until it is given
+the tool. `recall={"tool_name": ...}` names it otherwise; `recall=None` offers no tool and never
+plans with recall.
+
 One filter serves one run: its `AsyncPlannerSession` carries the run's records, iteration numbers
 and summaries from one model call to the next.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+import copy
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from cwp_client import AsyncPlannerSession, Plan
 from cwp_client.hooks import missing_framework
 from cwp_client.hooks._window import (
+    RECALL_ON,
     Placed,
+    aanswer_recall,
     chosen_summarizer,
     placed_request,
     placed_window,
+    recall_option,
     text_of,
 )
 from cwp_client.planner import to_json
+from cwp_client.recall import DESCRIPTION, PARAMETERS, tool_name_of
 
 try:
-    from agents import Model, ModelSettings, ModelTracing
+    from agents import FunctionTool, Model, ModelSettings, ModelTracing
     from agents.models.multi_provider import MultiProvider
     from agents.run_config import CallModelData, ModelInputData
+    from agents.tool_context import ToolContext
 except ImportError as error:
     raise ImportError(
         missing_framework(__name__, "the OpenAI Agents SDK", "openai-agents"), name=error.name
     ) from error
 
-__all__ = ["PlannedInput", "summarize_with", "window_items"]
+__all__ = ["PlannedInput", "recall_tool", "summarize_with", "window_items"]
 
 Summarize = Callable[[dict[str, Any]], Awaitable[str] | str]
 
@@ -61,7 +77,9 @@ class PlannedInput:
     one per model call. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
     `summarize`: True (the default) for summaries by the run's model (or `model`), unless the
     session has a summarizer of its own; a function for summaries by it; None or False for none
-    from the hook (see the module's docstring)."""
+    from the hook (see the module's docstring). `recall`: the plans' `recall` option, sent when
+    the agent has the tool of that name; `recall_tool` is that tool, to put in the agent's tools
+    (None with `recall=None`)."""
 
     def __init__(
         self,
@@ -69,17 +87,31 @@ class PlannedInput:
         *,
         summarize: Summarize | bool | None = True,
         model: Model | None = None,
+        recall: Mapping[str, Any] | None = RECALL_ON,
         **options: Any,
     ) -> None:
         self.session = session
         self.summarize = summarize
         self.model = model
+        self.recall = recall_option(recall)
         self.options = options
         self.plans: list[Plan] = []
+        self.tool_name = tool_name_of(self.recall)
+        self.recall_tool: FunctionTool | None = (
+            None if self.tool_name is None else recall_tool(session, self.tool_name)
+        )
+
+    def recalls(self, data: CallModelData[Any]) -> bool:
+        """Whether this model call plans with recall: the agent has the recall tool."""
+        if self.tool_name is None or data.agent is None:
+            return False
+        return any(getattr(tool, "name", None) == self.tool_name for tool in data.agent.tools)
 
     async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
         instructions = data.model_data.instructions
         options: dict[str, Any] = {**self.options, "format": "responses"}
+        if self.recalls(data):
+            options["recall"] = self.recall
         if instructions:
             options["system"] = instructions
         items = list(data.model_data.input)
@@ -96,6 +128,26 @@ class PlannedInput:
         plan = await self.session.plan(sent, **options)
         self.plans.append(plan)
         return ModelInputData(input=window_items(items, sent, plan), instructions=instructions)
+
+
+def recall_tool(session: AsyncPlannerSession, name: str) -> FunctionTool:
+    """The recall tool named `name`, answered by `session`'s `recall`; arguments that are not
+    a JSON object get a sentence saying what to give."""
+
+    async def recall(context: ToolContext[Any], arguments: str) -> str:
+        try:
+            parsed = json.loads(arguments) if arguments else {}
+        except ValueError:
+            parsed = None
+        return await aanswer_recall(session, parsed)
+
+    return FunctionTool(
+        name=name,
+        description=DESCRIPTION,
+        params_json_schema=copy.deepcopy(PARAMETERS),
+        on_invoke_tool=recall,
+        strict_json_schema=False,
+    )
 
 
 def run_model(data: CallModelData[Any]) -> Model:

@@ -32,23 +32,34 @@ user prompts of requests of their own), and sent with the request's model settin
 summary. `summarize` may instead be a function of the model request, returning the text (or an
 awaitable of it). The session's settings (`summary_instructions`, `min_span_tokens`, `replan`)
 apply.
+
+Recall (`docs/rules.md#recall`): by default the capability's toolset holds the recall tool
+(`context_recall`) and its plans carry the `recall` option, so the window's texts point the model
+at it; the tool answers from the messages the session last planned (the run's whole history up to
+that model request) through the session's `recall`. `recall={"tool_name": ...}` names it
+otherwise; `recall=None` adds no tool and plans without recall, as before.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from cwp_client import AsyncPlannerSession, Plan
 from cwp_client.hooks import missing_framework
 from cwp_client.hooks._window import (
+    RECALL_ON,
     Placed,
+    aanswer_recall,
     chosen_summarizer,
     placed_request,
     placed_window,
+    recall_option,
     text_of,
 )
+from cwp_client.recall import DESCRIPTION, PARAMETERS, tool_name_of
 
 try:
     from pydantic_ai import RunContext
@@ -67,12 +78,14 @@ try:
         UserPromptPart,
     )
     from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.tools import Tool
+    from pydantic_ai.toolsets import AgentToolset, FunctionToolset
 except ImportError as error:
     raise ImportError(
         missing_framework(__name__, "Pydantic AI", "pydantic-ai"), name=error.name
     ) from error
 
-__all__ = ["PlannedWindow", "summarize_with", "to_openai", "window_messages"]
+__all__ = ["PlannedWindow", "recall_tool", "summarize_with", "to_openai", "window_messages"]
 
 # Where a sent message came from: (message index, part index), the part index None for a response.
 Origin = tuple[int, int | None]
@@ -83,19 +96,26 @@ class PlannedWindow(AbstractCapability[Any]):
     per model request. `options` go with every plan (e.g. `collapse`, `ledger`, `cap`).
     `summarize`: True (the default) for summaries by the request's model, unless the session has
     a summarizer of its own; a function for summaries by it; None or False for none from the hook
-    (see the module's docstring)."""
+    (see the module's docstring). `recall`: the plans' `recall` option, the recall tool in the
+    capability's toolset (on by default; None for neither)."""
 
     def __init__(
         self,
         session: AsyncPlannerSession,
         *,
         summarize: Callable[[dict[str, Any]], Awaitable[str] | str] | bool | None = True,
+        recall: Mapping[str, Any] | None = RECALL_ON,
         **options: Any,
     ) -> None:
         self.session = session
         self.summarize = summarize
+        self.recall = recall_option(recall)
         self.options = options
         self.plans: list[Plan] = []
+
+    def get_toolset(self) -> AgentToolset[Any] | None:
+        name = tool_name_of(self.recall)
+        return None if name is None else FunctionToolset([recall_tool(self.session, name)])
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
@@ -103,6 +123,8 @@ class PlannedWindow(AbstractCapability[Any]):
         messages = request_context.messages
         sent, origins = to_openai(messages)
         options: dict[str, Any] = {**self.options, "format": "openai"}
+        if self.recall is not None:
+            options["recall"] = self.recall
         chosen = chosen_summarizer(
             self.summarize, self.session, lambda: summarize_with(request_context, sent, origins)
         )
@@ -112,6 +134,15 @@ class PlannedWindow(AbstractCapability[Any]):
         self.plans.append(plan)
         window = window_messages(messages, sent, origins, plan)
         return dataclasses.replace(request_context, messages=window)
+
+
+def recall_tool(session: AsyncPlannerSession, name: str) -> Tool[Any]:
+    """The recall tool named `name`, answered by `session`'s `recall`."""
+
+    async def recall(**arguments: Any) -> str:
+        return await aanswer_recall(session, arguments)
+
+    return Tool.from_schema(recall, name, DESCRIPTION, copy.deepcopy(PARAMETERS))
 
 
 def summarize_with(

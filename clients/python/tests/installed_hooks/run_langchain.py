@@ -14,6 +14,7 @@ from cwp_client import Planner
 from cwp_client.hooks.langchain import PlannedWindow
 
 received: list[list[BaseMessage]] = []
+offered: list[str] = []
 
 
 class Answering(BaseChatModel):
@@ -22,6 +23,10 @@ class Answering(BaseChatModel):
     @property
     def _llm_type(self) -> str:
         return "answering"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Answering:
+        offered.extend(tool.name for tool in tools)
+        return self
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         received.append(list(messages))
@@ -38,6 +43,7 @@ with Planner(planner_url()) as planner:
     agent = create_agent(model=Answering(), tools=[], middleware=[planned])
     state = agent.invoke({"messages": messages})
 assert state["messages"][-1].content == ANSWER
+assert offered == ["context_recall"]  # the hook's recall tool, on by default
 [sent] = received
 results = [m for m in sent if isinstance(m, ToolMessage)]
 assert [m.id for m in results] == ["tool_2", "tool_3"]  # the agent's own messages, ids kept
