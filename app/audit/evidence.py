@@ -18,7 +18,11 @@ anyone gets the same figure from the same files, and deliberately narrow:
 - a window *keeps* the part of it that occurs in the window's texts, except the texts the service
   writes itself (the drop notice and any earlier one, collapse tickets, cap markers, clear
   placeholders), whose ids and figures are not the evidence. Each of those is recognised by the
-  module that writes it.
+  module that writes it;
+- with recall on, the part not kept is *recallable* when the result it was first seen in is one
+  the window still names by its `tool_call_id` (its call kept, or its placeholder, marker or
+  ticket sent): the model can ask for that result back by the id it sees. The audit does not play
+  the recall call itself, so this is what the model could get back, not what it would.
 
 Everything here is pure: texts and core messages in, sets and counts out.
 """
@@ -31,6 +35,7 @@ from functools import cache
 
 import orjson
 
+from app.core.cap import is_truncated
 from app.core.messages import Message, is_result_message
 from app.core.notice import notice_text
 from app.core.shaping import is_shaped
@@ -137,12 +142,57 @@ def evidence(
     action: Iterable[str], prefix: Sequence[Message], system: str | None = None
 ) -> list[str]:
     """The identifiers of `action` whose first occurrence in the prefix is in a result's text."""
-    found = []
+    return list(evidence_sources(action, prefix, system))
+
+
+def evidence_sources(
+    action: Iterable[str], prefix: Sequence[Message], system: str | None = None
+) -> dict[str, str | None]:
+    """The evidence of `action` (as `evidence`), each with the `tool_call_id` of the result it
+    was first seen in (None for a result that carries none)."""
+    found: dict[str, str | None] = {}
     for identifier in action:
         index = first_occurrence(identifier, prefix, system)
         if index is not None and index >= 0 and is_result_message(prefix[index]):
-            found.append(identifier)
+            found[identifier] = prefix[index].tool_call_id
     return found
+
+
+def shown_call_ids(window: Sequence[Message]) -> set[str]:
+    """The `tool_call_id`s a window names: its calls' ids, its results' ids (a result sent whole,
+    or as a placeholder, marker or ticket, which the service writes on the result it stands for),
+    and any id a placeholder, marker or ticket names in its own keys."""
+    ids: set[str] = set()
+    for message in window:
+        ids.update(call.id for call in message.tool_calls if call.id)
+        if message.tool_call_id:
+            ids.add(message.tool_call_id)
+        if message.content and is_shaped(message.content):
+            named = _named_id(orjson.loads(message.content))
+            if named:
+                ids.add(named)
+    return ids
+
+
+def _named_id(value: object) -> str | None:
+    """The `tool_call_id` a ticket, marker or placeholder names: a marker's `ref` (written with
+    recall on), a ticket's or placeholder's `tool_call_id` (a ticket's `ref` is another id)."""
+    key = "ref" if is_truncated(value) else "tool_call_id"
+    named = value.get(key) if isinstance(value, dict) else None
+    return named if isinstance(named, str) else None
+
+
+def recallable(
+    sources: dict[str, str | None], kept_ids: Iterable[str], shown_ids: set[str]
+) -> list[str]:
+    """The evidence not kept whose first result the window still names by its id: what a recall
+    call by that ref gets back."""
+    held = set(kept_ids)
+    return [
+        identifier
+        for identifier, call_id in sources.items()
+        if identifier not in held and call_id is not None and call_id in shown_ids
+    ]
 
 
 def is_service_text(text: str) -> bool:

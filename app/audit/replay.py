@@ -71,6 +71,13 @@ DEFAULT_CONFIGS: dict[str, Any] = {
     # The span removed at the front summarized by the scripted summarizer, at the service's
     # default `min_span_tokens`.
     "fit + summaries": {"strategy": {"kind": "fit", "max_tokens": "{B}"}, "summarize": {}},
+    # `fit + clear` with the recall tool declared: the texts the service writes name the tool,
+    # and what is not kept may still be recallable by the ref the window shows.
+    "fit + clear + recall": {
+        "strategy": {"kind": "fit", "max_tokens": "{B}"},
+        "clear": {},
+        "recall": {},
+    },
     "peer: LangChain trim_messages": {"peer": "trim"},
     "peer: sliding window": {"peer": "sliding"},
 }
@@ -322,6 +329,9 @@ class StepFigures:
     summary_cached: int = 0
     summary_billed: float = 0.0
     summary_request: bool = False
+    # With recall on, the evidence not kept whose first result the window still names by its
+    # id; None for a configuration without recall.
+    recallable: int | None = None
 
 
 @dataclass
@@ -332,6 +342,8 @@ class ConfigFigures:
     peer: str | None
     # A service configuration whose strategy is `fit`: judged against the floor.
     fit: bool = False
+    # A service configuration with `recall` on: its evidence recallable is measured.
+    recall: bool = False
     series: list[StepFigures] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
@@ -342,12 +354,17 @@ class ConfigFigures:
         requests = [s for s in self.series if s.summary_request]
         summary_tokens = sum(s.summary_tokens for s in requests)
         over = [s for s in self.series if s.total > s.budget]
+        recallable = sum(s.recallable or 0 for s in self.series)
+        measured = self.recall and evidence > 0
         return {
             "steps": len(self.series),
             "engaged_steps": sum(s.engaged for s in self.series),
             "evidence": evidence,
             "kept": kept,
             "evidence_kept": None if evidence == 0 else kept / evidence,
+            "recallable": recallable if self.recall else None,
+            "evidence_recallable": recallable / evidence if measured else None,
+            "evidence_kept_or_recallable": (kept + recallable) / evidence if measured else None,
             "tokens_sent": sum(s.tokens for s in self.series),
             "billed_tokens": round(sum(s.billed + s.summary_billed for s in self.series)),
             "cache_misses": sum(s.cache_miss for s in self.series),
@@ -444,7 +461,8 @@ class Audit:
         for name, config in self.configs.items():
             peer = config.get("peer") if isinstance(config, dict) else None
             fit = peer is None and fit_strategy(config) is not None
-            self.figures[name] = ConfigFigures(name, peer, fit)
+            recall = peer is None and isinstance(config, dict) and config.get("recall") is not None
+            self.figures[name] = ConfigFigures(name, peer, fit, recall)
 
     def run(self, paths: Sequence[Path], errors: Callable[[str], None]) -> None:
         read: list[AuditFile] = []
@@ -484,7 +502,8 @@ class Audit:
         for k, step in enumerate(file.steps, start=1):
             prefix = file.prefix(step)
             action = ev.action_identifiers(file.turn_at(step))
-            found = ev.evidence(action, prefix, file.system_text)
+            sources = ev.evidence_sources(action, prefix, file.system_text)
+            found = list(sources)
             try:
                 window, planned = self.window(
                     file, step, prefix, budget, config, k, records, summaries
@@ -508,6 +527,11 @@ class Audit:
                     planned = replace(planned, plan_ms=first_ms + planned.plan_ms)
             shown = [m for core in window.core for m in core]
             kept = ev.kept(found, ev.shown_texts(shown, window.system))
+            recallable = (
+                len(ev.recallable(sources, kept, ev.shown_call_ids(shown)))
+                if figures.recall
+                else None
+            )
             miss, cost = billed(window, previous, self.count)
             invalid = self.violations(file, step, window, figures) or summary.invalid
             tokens = tokens_of(shown, window.system, self.count)
@@ -538,6 +562,7 @@ class Audit:
                     summary_cached=summary.cached,
                     summary_billed=summary.billed,
                     summary_request=asked is not None,
+                    recallable=recallable,
                 )
             )
             if planned.record is not None:

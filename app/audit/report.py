@@ -22,6 +22,8 @@ COLUMNS = (
     ("configuration", "configuration"),
     ("evidence kept", "evidence_kept"),
     ("kept/evidence", "kept"),
+    ("recallable", "evidence_recallable"),
+    ("kept + recallable", "evidence_kept_or_recallable"),
     ("tokens sent", "tokens_sent"),
     ("billed", "billed_tokens"),
     ("misses", "cache_misses"),
@@ -48,6 +50,8 @@ def cells(name: str, figures: dict[str, Any]) -> list[str]:
         name,
         "n/a" if share is None else f"{share:.1%}",
         f"{figures['kept']}/{figures['evidence']}",
+        recall_cell(figures, "evidence_recallable"),
+        recall_cell(figures, "evidence_kept_or_recallable"),
         f"{figures['tokens_sent']:,}",
         f"{figures['billed_tokens']:,}",
         f"{figures['cache_misses']}/{figures['steps']}",
@@ -63,6 +67,15 @@ def cells(name: str, figures: dict[str, Any]) -> list[str]:
     if figures.get("skipped"):
         row[0] += f" (skipped on {len(figures['skipped'])} file(s))"
     return row
+
+
+def recall_cell(figures: dict[str, Any], key: str) -> str:
+    """A share measured only with recall on: – for a configuration without it, n/a with no
+    evidence."""
+    if figures.get("recallable") is None:
+        return "–"
+    share = figures[key]
+    return "n/a" if share is None else f"{share:.1%}"
 
 
 def summary_cell(figures: dict[str, Any]) -> str:

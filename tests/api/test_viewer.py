@@ -208,5 +208,49 @@ async def test_the_budget_warning_stands_first_in_the_answer_and_the_legend_belo
     assert answer < warning < page.index('id="stats"') and warning < page.index('id="summary"')
     tag = page[page.rindex("<", 0, warning) : page.index(">", warning)]
     assert 'role="alert"' in tag and "data-budget-warning" in tag and "hidden" in tag
-    for element in ('id="legend-held-by"', 'id="legend-taken-by"', 'id="legend-shaped"'):
+    for element in (
+        'id="legend-held-by"',
+        'id="legend-taken-by"',
+        'id="legend-shaped"',
+        'id="legend-recall"',
+    ):
         assert page.index('id="view-turns"') < page.index(element) < page.index('id="turns"')
+
+
+async def test_the_page_has_the_recall_inputs_and_the_recall_tool_panel(client):
+    page = (await client.get("/viewer")).text
+    for element in ('id="recall"', 'id="recall-name"', 'id="recall-tool"', 'id="recall-tool-json"'):
+        assert element in page, element
+    tag = page[
+        page.rindex("<", 0, page.index('id="recall-tool"')) : page.index(
+            ">", page.index('id="recall-tool"')
+        )
+    ]
+    assert "hidden" in tag  # shown only when the answer carries recall_tool
+    # Inside the figures panel, with the other parts of the answer.
+    assert page.index('id="stats"') < page.index('id="recall-tool"') < page.index('class="tabs"')
+    script = (viewer.ASSETS / "viewer.js").read_text()
+    # The option it sends, the answer's key it reads, and each format's place of the tool's name.
+    for field in ("chosen.recall", "tool_name", "recall_tool", "toolSpec", "function?.name"):
+        assert field in script, field
+
+
+def test_a_cleared_or_capped_result_is_marked_with_its_ref():
+    script = (viewer.ASSETS / "viewer.js").read_text()
+    # The ref is the shaped entry's tool_call_id, on the actions that keep a result's id in the
+    # window (the placeholder's, the marker's ref); collapsed tickets are the ledger's.
+    assert 'new Set(["cleared", "capped"])' in script
+    for field in ("entry.tool_call_id", "dataset.ref", "RECALL_REF", "legend-recall"):
+        assert field in script, field
+    css = (viewer.ASSETS / "viewer.css").read_text()
+    assert ".badge.ref" in css and "#legend-recall" in css
+
+
+async def test_the_viewer_keeps_its_policy_with_recall(client):
+    # No inline script or style came with the recall panel: the policy is unchanged and the page
+    # carries neither.
+    response = await client.get("/viewer")
+    policy = response.headers["content-security-policy"]
+    assert "'unsafe-inline'" not in policy
+    assert "<script>" not in response.text and "<style" not in response.text
+    assert " style=" not in response.text and "onclick" not in response.text

@@ -276,3 +276,107 @@ def test_the_summaries_configuration_asks_and_uses_summaries_on_the_samples(
     summary = audit.summary()["configurations"][name]
     assert summary["summary_requests"] > 0 and summary["invalid_windows"] == 0
     assert 0 < summary["summary_cached_share"] <= 1
+
+
+# A crafted run: c1's long result shows id_111, c2's short one id_222, and the call at message 5
+# uses both (its only evidence; the steps at 3 and 7 have none). With nothing removed and `clear`
+# at keep_last 0, step 1, c1 (the one result read before message 5) is sent as its placeholder
+# and c2, unread, whole: id_222 is kept, id_111 is not, but c1's call and placeholder still name
+# it. Keeping only the last turn removes c1's turn, and nothing names c1.
+RECALL_RUN = [
+    {"role": "user", "content": "start"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"p": "a"}'}},
+    ]},
+    {"role": "tool", "tool_call_id": "c1", "content": "found id_111 " + "x" * 400},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c2", "type": "function", "function": {"name": "grep", "arguments": '{"q": "b"}'}},
+    ]},
+    {"role": "tool", "tool_call_id": "c2", "content": "found id_222"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c3", "type": "function",
+         "function": {"name": "use", "arguments": '{"a": "id_111", "b": "id_222"}'}},
+    ]},
+    {"role": "tool", "tool_call_id": "c3", "content": "done"},
+    {"role": "assistant", "content": "finished"},
+]  # fmt: skip
+CLEARING = {
+    "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
+    "clear": {"keep_last": 0, "step": 1},
+    "keep_last_tool_results": 0,
+}
+RECALL_CONFIGS = {
+    "clear": CLEARING,
+    "clear + recall": {**CLEARING, "recall": {}},
+    "last turn + recall": {
+        "strategy": {"kind": "sliding-window", "keep_recent_turns": 1},
+        "keep_last_tool_results": 0,
+        "recall": {"tool_name": "fetch_back"},
+    },
+}
+
+
+def test_evidence_recallable_on_a_crafted_run(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.json", {"format": "openai", "messages": RECALL_RUN})
+    audit = audit_of([path], RECALL_CONFIGS)
+    recalled = audit.figures["clear + recall"].series
+    assert [(s.step, s.evidence, s.kept, s.recallable) for s in recalled] == [
+        (3, 0, 0, 0), (5, 2, 1, 1), (7, 0, 0, 0)
+    ]  # fmt: skip
+    figures = audit.summary()["configurations"]
+    shares = {
+        name: (
+            f["evidence_kept"],
+            f["recallable"],
+            f["evidence_recallable"],
+            f["evidence_kept_or_recallable"],
+        )
+        for name, f in figures.items()
+    }
+    assert shares == {
+        "clear": (0.5, None, None, None),  # recall off: not measured
+        "clear + recall": (0.5, 1, 0.5, 1.0),
+        "last turn + recall": (0.5, 0, 0.0, 0.5),
+    }
+    assert [s.recallable for s in audit.figures["clear"].series] == [None, None, None]
+
+
+def test_evidence_recallable_is_null_without_evidence() -> None:
+    audit = audit_of([OPENHANDS], {"fit + clear + recall": DEFAULT_CONFIGS["fit + clear + recall"]})
+    figures = audit.summary()["configurations"]["fit + clear + recall"]
+    assert (figures["evidence"], figures["recallable"]) == (0, 0)
+    assert figures["evidence_recallable"] is None
+    assert figures["evidence_kept_or_recallable"] is None
+
+
+def test_the_recall_figures_in_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "run.json", {"format": "openai", "messages": RECALL_RUN})
+    config = write(tmp_path / "c.json", {**RECALL_CONFIGS, "sliding": {"peer": "sliding"}})
+    out_json, out_html = tmp_path / "a.json", tmp_path / "a.html"
+    assert cli.main([str(path), "--config", str(config), "--json", str(out_json),
+                     "--html", str(out_html)]) == 0  # fmt: skip
+    report = json.loads(out_json.read_text(encoding="utf-8"))["configurations"]
+    for name, figures in report.items():
+        assert "evidence_recallable" in figures and "evidence_kept_or_recallable" in figures, name
+    assert report["clear"]["evidence_recallable"] is None
+    assert report["sliding"]["evidence_kept_or_recallable"] is None
+    assert report["clear + recall"]["evidence_recallable"] == 0.5
+    assert report["clear + recall"]["evidence_kept_or_recallable"] == 1.0
+    lines = capsys.readouterr().out.splitlines()
+    assert "recallable" in lines[1] and "kept + recallable" in lines[1]
+    row = next(line for line in lines if line.startswith("clear + recall"))
+    assert row.split()[3:7] == ["50.0%", "1/2", "50.0%", "100.0%"]
+    off = next(line for line in lines if line.startswith("clear "))
+    assert off.split()[1:5] == ["50.0%", "1/2", "–", "–"]
+    page = out_html.read_text(encoding="utf-8")
+    assert "<th>kept + recallable</th>" in page and "<td>100.0%</td>" in page
+
+
+def test_the_default_set_has_clear_with_recall() -> None:
+    assert DEFAULT_CONFIGS["fit + clear + recall"] == {
+        "strategy": {"kind": "fit", "max_tokens": "{B}"},
+        "clear": {},
+        "recall": {},
+    }

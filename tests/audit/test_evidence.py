@@ -11,14 +11,18 @@ from app.audit.evidence import (
     action_identifiers,
     argument_values,
     evidence,
+    evidence_sources,
     first_occurrence,
     identifiers,
     is_service_text,
     kept,
     occurs,
+    recallable,
+    shown_call_ids,
     shown_texts,
 )
 from app.core.cap import marker_for
+from app.core.clear import placeholder_for
 from app.core.collapse import ticket_for
 from app.core.ledger import StandingRow
 from app.core.messages import Message, ToolCall
@@ -154,3 +158,37 @@ def test_shaping_removes_evidence() -> None:
     assert [entry.action for entry in report] == ["capped"]
     assert "id_77" in shaped[2].content  # in the marker's head
     assert kept(["id_77"], shown_texts(shaped)) == []
+
+
+def test_evidence_sources_name_the_result_it_was_first_seen_in() -> None:
+    prefix = [
+        Message("user", "go"),
+        call("{}", "c1"),
+        result("id_11 and id_22", "c1"),
+        call("{}", "c2"),
+        result("id_22 and id_33", "c2"),
+    ]
+    assert evidence_sources(["id_33", "id_22", "new_9"], prefix) == {"id_33": "c2", "id_22": "c1"}
+
+
+def test_the_ids_a_window_still_names() -> None:
+    """A call kept names its id, and so does a result sent as a placeholder, a marker (its `ref`,
+    with recall on) or a ticket; a ticket's own `ref` is no call id."""
+    marker = orjson.dumps(marker_for("x" * 400, "read", 200, ref="c3")).decode()
+    ticket = ticket_for(StandingRow("c4", "noise", "r_9"))
+    window = [
+        Message("user", "go"),
+        call("{}", "c1"),
+        result(placeholder_for("c1", "read", 400, "context_recall"), "c1"),
+        # A result whose message lost its id still names it in its marker's `ref`.
+        Message("tool", marker),
+        Message("tool", ticket),
+    ]
+    assert shown_call_ids(window) == {"c1", "c3", "c4"}
+
+
+def test_recallable_is_the_evidence_not_kept_whose_result_is_named() -> None:
+    sources: dict[str, str | None] = {"id_1": "c1", "id_2": "c2", "id_3": "c3", "id_4": None}
+    # id_1 kept; id_2's result still named; id_3's gone; id_4's result carries no id.
+    assert recallable(sources, ["id_1"], {"c1", "c2"}) == ["id_2"]
+    assert recallable(sources, [], {"c1", "c2"}) == ["id_1", "id_2"]

@@ -678,3 +678,107 @@ def test_cleared_images_and_thinking_are_marked_on_their_rows_with_a_legend(serv
     assert "clear.images" in meanings["image-cleared"]
     assert "clear.thinking" in meanings["thinking-cleared"]
     assert page.is_visible("#legend-shaped li[data-action='thinking-cleared']")
+
+
+def recall_transcript() -> list[dict[str, Any]]:
+    """An OpenAI run: c1's 250-character result, read (the call after it), and c2's 900-character
+    one, the newest."""
+
+    def call(call_id: str, name: str) -> dict[str, Any]:
+        function = {"name": name, "arguments": "{}"}
+        calls = [{"id": call_id, "type": "function", "function": function}]
+        return {"role": "assistant", "content": None, "tool_calls": calls}
+
+    return [
+        {"role": "user", "content": "start"},
+        call("c1", "read"),
+        {"role": "tool", "tool_call_id": "c1", "content": "a" * 250},
+        call("c2", "grep"),
+        {"role": "tool", "tool_call_id": "c2", "content": "b" * 900},
+    ]
+
+
+# Nothing removed; clear takes c1 (no result pin spares it), the cap shortens c2.
+RECALL_OPTIONS: dict[str, Any] = {
+    "strategy": {"kind": "sliding-window", "keep_recent_turns": 20},
+    "clear": {"keep_last": 0, "step": 1},
+    "cap": {"max_chars": 300},
+    "keep_last_tool_results": 0,
+}
+
+
+def plan_recall_in_form(page: Any, server: Server, name: str | None) -> None:
+    """The recall transcript planned from the form, with the recall box ticked and `name` typed
+    (None: the box left empty)."""
+    page.goto(f"{server.url}/viewer")
+    page.wait_for_selector("#status[data-state=ready]", state="attached")
+    page.fill("#transcript", json.dumps(recall_transcript()))
+    page.select_option("#format", "openai")
+    page.fill("#options-json", json.dumps(RECALL_OPTIONS))
+    if name is not None:
+        page.check("#recall")
+        page.fill("#recall-name", name)
+    page.click("#plan")
+    page.wait_for_selector("#status[data-state=done]", state="attached")
+
+
+def test_recall_refs_and_the_recall_tool_are_shown(server, page):
+    body = {**RECALL_OPTIONS, "format": "openai", "messages": recall_transcript()}
+    body |= {"tokenizer": "estimate", "recall": {"tool_name": "fetch_back"}}
+    answer = posted(server, body)
+    assert [(e["action"], e["tool_call_id"]) for e in answer["shaped"]] == [
+        ("cleared", "c1"),
+        ("capped", "c2"),
+    ]
+    plan_recall_in_form(page, server, "fetch_back")
+    refs = page.eval_on_selector_all(
+        "#turns li.turn .badge.ref",
+        """els => els.map(e => ({turn: e.closest('li').dataset.turnIndex, text: e.textContent,
+            ref: e.dataset.ref, message: e.dataset.messageIndex, title: e.title}))""",
+    )
+    assert [(r["turn"], r["text"], r["ref"], r["message"]) for r in refs] == [
+        ("1", "ref c1", "c1", "2"),
+        ("2", "ref c2", "c2", "4"),
+    ]
+    assert all("recall tool" in r["title"] for r in refs)
+    # Each ref stands right after its result's mark.
+    labels = [row["labels"] for row in drawn_rows(page)]
+    assert labels[1][-2:] == ["cleared", "ref c1"] and labels[2][-2:] == ["capped", "ref c2"]
+    assert page.is_visible("#recall-tool")
+    assert page.get_attribute("#recall-tool", "data-name") == "fetch_back"
+    assert "fetch_back" in page.inner_text("#recall-tool .recall-tool-line")
+    page.click("#recall-tool summary")
+    assert json.loads(page.inner_text("#recall-tool-json")) == answer["recall_tool"]
+    legend = page.eval_on_selector_all(
+        "#legend-recall li", "els => els.map(e => [e.dataset.word, e.innerText])"
+    )
+    assert [word for word, _ in legend] == ["ref"] and "recall tool" in legend[0][1]
+
+
+def test_the_default_recall_name_and_recall_off(server, page):
+    # The box ticked and no name: recall {} (the default name) is sent.
+    plan_recall_in_form(page, server, "")
+    assert page.get_attribute("#recall-tool", "data-name") == "context_recall"
+    # Recall off: no declaration shown; the refs stay (the ids are in the window either way).
+    plan_recall_in_form(page, server, None)
+    assert not page.is_visible("#recall-tool")
+    assert page.get_attribute("#recall-tool", "data-name") == ""
+    assert page.eval_on_selector_all("#turns .badge.ref", "els => els.length") == 2
+
+
+def test_each_format_names_its_recall_tool(server, page):
+    """recall_tool's name is where each format puts it (OpenAI's function, Bedrock's toolSpec, the
+    others at the top): answers of every format handed to the page."""
+    page.goto(f"{server.url}/viewer")
+    page.wait_for_selector("#status[data-state=ready]", state="attached")
+    for tool in (
+        {"type": "function", "function": {"name": "t_openai"}},
+        {"name": "t_anthropic", "input_schema": {}},
+        {"type": "function", "name": "t_responses", "strict": False},
+        {"toolSpec": {"name": "t_bedrock", "inputSchema": {"json": {}}}},
+    ):
+        name = page.evaluate(
+            "async tool => (await import('./viewer/assets/viewer.js')).recallToolName(tool)", tool
+        )
+        expected = tool.get("name") or tool.get("function", {}).get("name")
+        assert name == (expected or tool["toolSpec"]["name"])

@@ -70,6 +70,14 @@ export const SHAPED = {
     "characters of visible reasoning it had.",
 };
 
+// A cleared or capped result keeps its tool_call_id in the window (the placeholder's
+// tool_call_id, the marker's ref with recall on): the ref the recall tool takes to give the
+// result back whole (docs/rules.md#recall). The mark, its title and the legend read it here.
+const REFERABLE = new Set(["cleared", "capped"]);
+export const RECALL_REF =
+  "The result's tool_call_id: the ref to give the recall tool to get it back whole " +
+  "(cleared or capped results).";
+
 // With a single span (every strategy but a fit plan that went on to further stages) there is no
 // "first" to speak of.
 const ONE_SPAN = "the span";
@@ -145,6 +153,10 @@ function options() {
   if (cap !== undefined) chosen.cap = { max_chars: cap };
   const collapse = $("#collapse").value;
   if (collapse) chosen.collapse = collapse;
+  if ($("#recall").checked) {
+    const name = $("#recall-name").value.trim();
+    chosen.recall = name ? { tool_name: name } : {};
+  }
   if ($("#summarize").checked) {
     chosen.summarize = {};
     const span = whole("#min-span");
@@ -438,6 +450,7 @@ function draw(answer, messages) {
   if (!noticeDrawn) list.append(noticeRow(answer.notice));
 
   drawSummaries(answer);
+  drawRecallTool(answer);
   $("#view-raw").textContent = JSON.stringify(answer, null, 2);
   $("#view-window").textContent =
     answer.window === undefined ? "(no window asked for)" : JSON.stringify(answer.window, null, 2);
@@ -537,6 +550,29 @@ function drawLegend() {
     item.dataset.action = action;
     shaped.append(item);
   }
+  const ref = legendLine(badge("ref", "ref"), RECALL_REF);
+  ref.dataset.word = "ref";
+  $("#legend-recall").replaceChildren(ref);
+}
+
+// The name a recall_tool declaration gives its tool, in any format's shape (docs/rules.md#recall):
+// OpenAI's {function: {name}}, Bedrock's {toolSpec: {name}}, the others' {name}.
+export function recallToolName(tool) {
+  return tool?.function?.name ?? tool?.toolSpec?.name ?? tool?.name ?? "";
+}
+
+// With recall on the answer carries recall_tool, the declaration the agent adds to its tools; the
+// page names the tool and shows the declaration as it came.
+function drawRecallTool(answer) {
+  const tool = answer.recall_tool ?? null;
+  const box = $("#recall-tool");
+  box.hidden = !tool;
+  box.dataset.name = tool ? recallToolName(tool) : "";
+  if (!tool) return;
+  box.querySelector(".recall-tool-line").textContent =
+    `Recall on: the model can call ${box.dataset.name} with a ref (marked on cleared and ` +
+    "capped results) or a query, answered from the whole history by POST /v1/recall.";
+  $("#recall-tool-json").textContent = JSON.stringify(tool, null, 2);
 }
 
 // The summary fields appear when the request asked for summaries or sent some; each part is drawn
@@ -653,6 +689,12 @@ function turnRow(turn, messages, marks) {
     if (typeof entry.images === "number") mark.dataset.images = String(entry.images);
     if (entry.action === "thinking-cleared") mark.dataset.chars = String(entry.chars_before);
     labels.append(mark);
+    if (REFERABLE.has(entry.action) && entry.tool_call_id) {
+      const ref = badge(`ref ${entry.tool_call_id}`, "ref", RECALL_REF);
+      ref.dataset.ref = entry.tool_call_id;
+      ref.dataset.messageIndex = String(entry.message_index);
+      labels.append(ref);
+    }
   }
   if (turn.index === marks.current) {
     row.classList.add("current");
