@@ -12,11 +12,13 @@ app freezes what start-up built; an app a test or a tool builds keeps the interp
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
+from fastapi.telemetry import TelemetryConfig
 
 from app import __version__
 from app.api.budget import BodyBudget
@@ -28,12 +30,16 @@ from app.api.openapi_doc import build_openapi, register_schema
 from app.api.pages import relative_slash_redirects
 from app.api.problems import Problem, install_problem_handlers
 from app.api.routes import include_routes
+from app.api.tracing import install_tracing
 from app.core.window import plan_window
 from app.lifecycle import Lifecycle
 from app.logs import stamp_request_ids
 from app.service.plan import PlanCore
 from app.settings import Settings, load_settings
 from app.tokenizers import MEMO
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
 
 DESCRIPTION = """\
 A stateless planner an LLM agent calls before every model request to decide what stays in its
@@ -57,6 +63,15 @@ TAGS = [
 ]
 
 
+NO_FRAMEWORK_TELEMETRY: TelemetryConfig = {
+    "tracing": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+    "auto_configure": False,
+}
+
+
 class PlannerApp(FastAPI):
     """The service's app: FastAPI with its own OpenAPI document (every documented body model in
     its components, `app.api.openapi_doc.build_openapi`)."""
@@ -66,13 +81,19 @@ class PlannerApp(FastAPI):
 
 
 def create_app(
-    settings: Settings | None = None, *, server: bool = False, plan_core: PlanCore = plan_window
+    settings: Settings | None = None,
+    *,
+    server: bool = False,
+    plan_core: PlanCore = plan_window,
+    tracer_provider: TracerProvider | None = None,
 ) -> FastAPI:
     """The app for `settings` (read from the environment when absent).
 
     `server` is for the serving process only: its lifespan then freezes what start-up built.
     `plan_core` is the core's plan entry point the plan route calls (the benchmark hands a timed
-    one, a test one that waits).
+    one, a test one that waits). Traces are on when the standard `OTEL_*` environment asks for
+    them (`app.api.tracing`), or with a `tracer_provider` (the tests hand one with an in-memory
+    exporter).
     """
     settings = settings or load_settings()
     stamp_request_ids()
@@ -99,6 +120,10 @@ def create_app(
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
+        # FastAPI's own telemetry is off: it would trace through the process's global provider,
+        # or one FastAPI sets up from the environment, with validation failures and exception
+        # messages, which quote the body. The service's spans are `app.api.tracing`'s.
+        telemetry=NO_FRAMEWORK_TELEMETRY,
     )
     app.state.settings = settings
     # The memo is the process's; an app built with another bound resizes it (and empties it).
@@ -118,6 +143,8 @@ def create_app(
         read_timeout_seconds=settings.read_timeout_seconds,
         body_budget=app.state.body_budget,
     )
+    # Outermost, so the server span times the whole request and sees the X-Request-ID answered.
+    app.state.tracer_provider = install_tracing(app, os.environ, tracer_provider)
     include_routes(app)
     relative_slash_redirects(app.router)
 

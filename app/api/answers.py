@@ -1,10 +1,13 @@
-"""Each endpoint's answer over HTTP: the use case called, its content serialized, metrics counted.
+"""Each endpoint's answer over HTTP: the use case called, its content serialized, metrics counted,
+and its figures set on the use case's span when traces are on.
 
 The use cases (`app.service`) return the answer's content; this module turns it into the response
 (serialized once by orjson, in the key order the service laid out) and counts what `/metrics`
-reports of it. The routes hand these functions the parsed body, within the deadline
-(`app.api.body.ReceivedBody.answer`); the tests and tools that want an endpoint's response
-without a server call them too.
+reports of it. The span's figures (`*_span_attributes`) are read from the same content, in this one
+place, and only counts, flags and the service's own names: never a text, a tool name, an id or
+anything else the caller sent (`app.api.tracing`). The routes hand these functions the parsed
+body, within the deadline (`app.api.body.ReceivedBody.answer`); the tests and tools that want an
+endpoint's response without a server call them too.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import orjson
 from fastapi.responses import Response
 
+from app.api import tracing
 from app.api.metrics import Metrics
 from app.api.responses import json_response
 from app.core import plan_types as plan
@@ -58,12 +62,77 @@ def scanned_plan_answer(
 def plan_response(started: float, answer: PlannedAnswer, metrics: Metrics) -> Response:
     payload = orjson.dumps(answer.content)
     count_plan(metrics, answer.plan)
+    if tracing.tracing():
+        tracing.note(*plan_span_attributes(answer.content))
     elapsed_ms = (time.perf_counter() - started) * 1000
     return Response(
         payload,
         media_type="application/json",
         headers={"Server-Timing": f"plan;dur={elapsed_ms:.3f}"},
     )
+
+
+# The `shaped` actions counted on the plan's span (results whose text the window replaced).
+SPAN_SHAPE_ACTIONS = ("cleared", "capped", "collapsed")
+
+
+def plan_span_attributes(
+    content: dict[str, Any],
+) -> tuple[tracing.Attributes, list[tuple[str, tracing.Attributes]]]:
+    """The `cwp.plan` span's attributes and events, from the answer's content (whose blocks are
+    dicts or the core's dataclasses, as the service wrote them); each attribute is present when
+    its source is."""
+    attributes: dict[str, tracing.AttributeValue] = {
+        "gen_ai.operation.name": "plan_context",
+        "cwp.format": content["format"],
+        "cwp.strategy": content["strategy"],
+        "cwp.engaged": content["engaged"],
+    }
+    stats = content["stats"]
+    for key, name in (
+        ("messages_before", "cwp.messages_before"),
+        ("messages_after", "cwp.messages_after"),
+        ("removed_message_count", "cwp.removed_messages"),
+        ("tokens_before", "cwp.tokens_before"),
+        ("tokens_after", "cwp.tokens_after"),
+        ("tokenizer", "cwp.tokenizer"),
+    ):
+        value = _field(stats, key)
+        if value is not None:
+            attributes[name] = value
+    events: list[tuple[str, tracing.Attributes]] = []
+    budget = content.get("budget")
+    if budget is not None:
+        for key in ("max_tokens", "total_after", "met", "stage", "held"):
+            attributes[f"cwp.budget.{key}"] = _field(budget, key)
+        if not _field(budget, "met"):
+            events.append(
+                (
+                    "cwp.budget.not_met",
+                    {
+                        "cwp.budget.total_after": _field(budget, "total_after"),
+                        "cwp.budget.max_tokens": _field(budget, "max_tokens"),
+                    },
+                )
+            )
+    shaped = Counter(_field(entry, "action") for entry in content.get("shaped") or ())
+    for action in SPAN_SHAPE_ACTIONS:
+        if shaped[action]:
+            attributes[f"cwp.shaped.{action}"] = shaped[action]
+    if "summary_used" in content:
+        attributes["cwp.summary.applied"] = content["summary_used"] is not None
+        attributes["cwp.summary.requested"] = content.get("summary_request") is not None
+    reasons = list(dict.fromkeys(_field(refusal, "reason") for refusal in content["refusals"]))
+    if reasons:
+        attributes["cwp.refusals"] = reasons
+    return attributes, events
+
+
+def _field(block: Any, key: str) -> Any:
+    """A field of an answer block, a dict or a dataclass; None when absent."""
+    if isinstance(block, dict):
+        return block.get(key)
+    return getattr(block, key, None)
 
 
 def count_plan(metrics: Metrics, result: plan.WindowPlan) -> None:
@@ -114,11 +183,21 @@ def cap_answer(raw: Any, metrics: Metrics, limits: ListLimits = DEFAULT_LIST_LIM
         metrics.child(metrics.cap_results, metrics.tool_label(tool_name)).inc(count)
     for tool_name, count in capped.truncated.items():
         metrics.child(metrics.cap_truncations, metrics.tool_label(tool_name)).inc(count)
+    if tracing.tracing():
+        tracing.note(
+            {
+                "cwp.results": len(capped.content["results"]),
+                "cwp.truncated": capped.content["truncated_count"],
+            }
+        )
     return json_response(capped.content)
 
 
 def offer_answer(raw: Any, max_messages: int, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
-    return json_response(offer_request(raw, max_messages, limits))
+    content = offer_request(raw, max_messages, limits)
+    if tracing.tracing():
+        tracing.note({"cwp.offered": len(content.offered)})
+    return json_response(content)
 
 
 def keep_answer(raw: Any, limits: ListLimits = DEFAULT_LIST_LIMITS) -> Response:
@@ -138,4 +217,12 @@ def recall_answer(
 ) -> Response:
     recalled = recall_request(raw, max_messages, limits)
     metrics.child(metrics.recalls, recalled.kind, str(recalled.found).lower()).inc()
+    if tracing.tracing():
+        attributes: dict[str, tracing.AttributeValue] = {
+            "cwp.recall.kind": recalled.kind,
+            "cwp.recall.found": recalled.found,
+        }
+        if recalled.content.get("hits") is not None:
+            attributes["cwp.recall.hits"] = recalled.content["hits"]
+        tracing.note(attributes)
     return json_response(recalled.content)

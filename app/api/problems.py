@@ -94,6 +94,23 @@ def _kind_for(status: int) -> str:
     }.get(status, "http-error")
 
 
+def problem_type(status: int, kind: str | None = None) -> str:
+    """The problem's `type`: a URN naming its kind."""
+    return f"urn:context-window-planner:problem:{kind or _kind_for(status)}"
+
+
+def answered_problem(error: Exception) -> tuple[int, str]:
+    """The status and `type` of the problem the app answers `error` with (the handlers below,
+    and `app.api.middleware`'s bare 500 for anything else)."""
+    if isinstance(error, ProblemError):
+        return error.status, problem_type(error.status, error.kind)
+    if isinstance(error, InvalidRequest | RequestValidationError):
+        return 422, problem_type(422)
+    if isinstance(error, StarletteHTTPException):
+        return error.status_code, problem_type(error.status_code)
+    return 500, problem_type(500)
+
+
 def problem_body(
     status: int,
     detail: str,
@@ -105,7 +122,7 @@ def problem_body(
     `errors_left_out` right after them when more were found."""
     listed = bounded(errors or ())
     document: dict[str, Any] = {
-        "type": f"urn:context-window-planner:problem:{kind or _kind_for(status)}",
+        "type": problem_type(status, kind),
         "title": TITLES.get(status, "HTTP error"),
         "status": status,
         "detail": detail,

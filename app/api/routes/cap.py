@@ -13,6 +13,7 @@ from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
 from app.api.examples import answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
+from app.api.tracing import use_case
 from app.schemas.cap import CAP_EXAMPLES, CapRequest, CapResponse
 
 router = APIRouter(tags=["cap"])
@@ -37,4 +38,5 @@ documented_answers(CAP_PATH, answer_examples(CAP_PATH, CAP_EXAMPLES))
 )
 async def cap_route(body: JsonBody, metrics: MetricsDep, settings: SettingsDep) -> Response:
     limits = settings.list_limits()
-    return await body.answer(lambda raw: cap_answer(raw, metrics, limits))
+    with use_case("cwp.cap"):
+        return await body.answer(lambda raw: cap_answer(raw, metrics, limits))

@@ -10,6 +10,7 @@ from app.api.dependencies import JsonBody, SettingsDep
 from app.api.examples import answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
+from app.api.tracing import use_case
 from app.schemas.offer import OFFER_EXAMPLES, OfferRequest, OfferResponse
 
 router = APIRouter(tags=["offer"])
@@ -34,4 +35,5 @@ documented_answers(OFFER_PATH, answer_examples(OFFER_PATH, OFFER_EXAMPLES))
 )
 async def offer_route(body: JsonBody, settings: SettingsDep) -> Response:
     limits = settings.list_limits()
-    return await body.answer(lambda raw: offer_answer(raw, settings.max_messages, limits))
+    with use_case("cwp.offer"):
+        return await body.answer(lambda raw: offer_answer(raw, settings.max_messages, limits))

@@ -15,6 +15,7 @@ from app.api.dependencies import JsonBody, MetricsDep, SettingsDep
 from app.api.examples import answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
+from app.api.tracing import use_case
 from app.schemas.recall import RECALL_EXAMPLES, RecallRequest, RecallResponse
 
 router = APIRouter(tags=["recall"])
@@ -39,4 +40,7 @@ documented_answers(RECALL_PATH, answer_examples(RECALL_PATH, RECALL_EXAMPLES))
 )
 async def recall_route(body: JsonBody, metrics: MetricsDep, settings: SettingsDep) -> Response:
     limits = settings.list_limits()
-    return await body.answer(lambda raw: recall_answer(raw, settings.max_messages, metrics, limits))
+    with use_case("cwp.recall"):
+        return await body.answer(
+            lambda raw: recall_answer(raw, settings.max_messages, metrics, limits)
+        )

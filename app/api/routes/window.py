@@ -18,6 +18,7 @@ from app.api.dependencies import JsonBody, MetricsDep, PlanCoreDep, SettingsDep
 from app.api.examples import PLAN_EXAMPLES, plan_answer_examples
 from app.api.openapi_doc import documented_answers, documented_body
 from app.api.problems import BODY_ERRORS
+from app.api.tracing import use_case
 from app.schemas.plan_request import PlanRequest
 from app.schemas.plan_response import PlanResponse
 
@@ -49,10 +50,13 @@ async def plan_route(
     def answer(raw: Any) -> Response:
         return plan_answer(raw, max_messages, metrics, core, limits)
 
-    if not (settings.compiled_reader and compiled.available()):
-        return await body.answer(answer)
-    depth = settings.max_json_depth
-    return await body.answer(
-        answer,
-        lambda received: scanned_plan_answer(received, depth, max_messages, metrics, core, limits),
-    )
+    with use_case("cwp.plan"):
+        if not (settings.compiled_reader and compiled.available()):
+            return await body.answer(answer)
+        depth = settings.max_json_depth
+        return await body.answer(
+            answer,
+            lambda received: scanned_plan_answer(
+                received, depth, max_messages, metrics, core, limits
+            ),
+        )
