@@ -13,10 +13,11 @@ COPY pyproject.toml README.md ./
 COPY app ./app
 COPY compiled_reader ./compiled_reader
 # The compiled reader from source (crates from Debian's packages, compiled_reader/build.py), required
-# here: the image always ships it.
+# here: the image always ships it. The `otel` extra too: traces stay off until the standard OTEL_*
+# variables ask for them (docs/observability.md#traces).
 RUN python -m venv /opt/venv \
     && /opt/venv/bin/python compiled_reader/build.py --require \
-    && /opt/venv/bin/pip install --no-cache-dir . \
+    && /opt/venv/bin/pip install --no-cache-dir ".[otel]" \
     && /opt/venv/bin/python -c "import cwp_compiled_reader"
 
 # Final stage: the virtualenv only, run by an unprivileged user.

@@ -45,3 +45,39 @@ def test_compose_runs_read_only_with_tmpfs_and_a_sidecar():
     assert "read_only: true" in text
     assert "- /tmp" in text
     assert "agent:" in text and "service_healthy" in text
+
+
+def test_the_otel_profile_starts_a_traced_planner_and_a_collector_that_logs_spans():
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    profiled = {name for name, service in services.items() if "otel" in service.get("profiles", [])}
+    assert profiled == {"planner-traced", "agent-traced", "otel-collector"}
+    assert not services["planner"].get("profiles")  # the plain sidecar starts without a profile
+    planner = services["planner-traced"]
+    assert planner["image"] == services["planner"]["image"]
+    assert planner["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector:4318"
+    assert planner["read_only"] is True and "otel-collector" in planner["depends_on"]
+    assert services["agent-traced"]["environment"]["PLANNER_URL"] == "http://planner-traced:8080"
+    collector = services["otel-collector"]
+    (mount,) = collector["volumes"]
+    source, target, _ = mount.split(":")
+    assert collector["command"] == [f"--config={target}"]
+    config = yaml.safe_load((ROOT / source).read_text())
+    assert config["receivers"]["otlp"]["protocols"]["http"]["endpoint"].endswith(":4318")
+    pipeline = config["service"]["pipelines"]["traces"]
+    assert pipeline["receivers"] == ["otlp"] and pipeline["exporters"] == ["debug"]
+    assert set(pipeline["processors"]) <= set(config["processors"])
+
+
+def test_the_image_installs_the_otel_extra():
+    import tomllib
+
+    text = (ROOT / "Dockerfile").read_text()
+    assert 'pip install --no-cache-dir ".[otel]"' in text
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    names = {requirement.split(">")[0] for requirement in extras["otel"]}
+    assert names == {"opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"}
+    assert names <= {requirement.split(">")[0] for requirement in extras["test"]}
