@@ -88,9 +88,16 @@ def traces_requested(environ: Mapping[str, str]) -> bool:
 
 def provider_from_environment(environ: Mapping[str, str]) -> TracerProvider:
     """A tracer provider exporting, in batches, to the exporters the environment names."""
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+    try:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+    except ImportError as error:
+        # Asked for traces and unable to send them: say so at start-up, not run without them.
+        raise ImportError(
+            "the OTEL_* environment turns traces on, but the OpenTelemetry SDK is not installed: "
+            "install the `otel` extra (pip install 'context-window-planner[otel]')"
+        ) from error
 
     service_name = environ.get("OTEL_SERVICE_NAME", "").strip() or DEFAULT_SERVICE_NAME
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))

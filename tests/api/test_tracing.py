@@ -1,7 +1,8 @@
-"""OpenTelemetry traces (reach.md §2): when they are on, the server span and the use-case spans
-with every attribute from the answer's values, the caller's trace continued, errors, no caller
-data in any span, an unreachable collector costing no request; once end to end, the real server
-exporting OTLP/HTTP to a stand-in collector; and off, nothing of the SDK imported."""
+"""OpenTelemetry traces (docs/observability.md#traces): when they are on, the server span and the
+use-case spans with every attribute from the answer's values, the caller's trace continued,
+errors, no caller data in any span, an unreachable collector costing no request; once end to
+end, the real server exporting OTLP/HTTP to a stand-in collector; and off, nothing of the SDK
+imported."""
 
 from __future__ import annotations
 
