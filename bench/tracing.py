@@ -7,13 +7,17 @@ rounds, the two taken in turns (which goes first alternates):
   throughput - a 50-message native plan posted as fast as answered for `--seconds` over
                `--connections` keep-alive connections (`bench.loadgen`, in its own process);
   1,000      - a 1,000-message native plan, `--posts` sequential posts, the median latency.
-Medians over the rounds, and the on/off ratio of each round's figures, medianed. No timing is
-asserted anywhere: the figures go to docs/observability.md.
+Medians over the rounds, and the on/off ratio of each round's figures, medianed. Then, in process
+(no server, no collector: the spans go to an exporter that drops them, through the same batch
+processor), the time one 50-message plan takes through the ASGI app with traces off and on, in
+turns, the median of `--calls`: what the spans themselves cost a request. No timing is asserted
+anywhere: the figures go to docs/observability.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import multiprocessing
 import statistics
 import threading
@@ -23,6 +27,9 @@ from typing import Any
 
 import httpx
 
+from app.main import create_app
+from app.settings import Settings
+from bench.asgi import call_asgi
 from bench.generate import plan_body
 from bench.load import HOST, Server
 from bench.loadgen import run_load
@@ -76,12 +83,41 @@ def latency_ms(server: Server, body: bytes, posts: int) -> float:
     return statistics.median(times) * 1000
 
 
+def in_process_us(body: bytes, calls: int) -> tuple[float, float]:
+    """The median time of one plan through the ASGI app, traces off and on, in microseconds."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    apps = {"off": create_app(Settings()), "on": create_app(Settings(), tracer_provider=provider)}
+    times: dict[str, list[float]] = {"off": [], "on": []}
+
+    async def run() -> None:
+        for index in range(calls):
+            for name in ("off", "on") if index % 2 == 0 else ("on", "off"):
+                started = time.perf_counter()
+                status, _, _ = await call_asgi(apps[name], "POST", PATH, body)
+                times[name].append(time.perf_counter() - started)
+                if status != 200:
+                    raise RuntimeError(f"the plan answered {status}")
+
+    asyncio.run(run())
+    provider.shutdown()
+    return statistics.median(times["off"]) * 1e6, statistics.median(times["on"]) * 1e6
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--posts", type=int, default=30)
+    parser.add_argument("--calls", type=int, default=3_000)
     options = parser.parse_args(argv)
 
     small, large = plan_body(50, "native"), plan_body(1_000, "native")
@@ -132,6 +168,11 @@ def main(argv: list[str] | None = None) -> None:
         f"on {statistics.median(figures['on']['ms']):.2f} ms (on/off {ms_ratio:.3f})"
     )
     print(f"the collector received {sink.exports} exports, {sink.bytes} bytes")
+    off_us, on_us = in_process_us(small, options.calls)
+    print(
+        f"in process, one 50-message plan: off {off_us:.0f}, on {on_us:.0f} µs "
+        f"(+{on_us - off_us:.0f} µs)"
+    )
 
 
 if __name__ == "__main__":
