@@ -256,8 +256,10 @@ def use_case(name: str) -> _UseCaseSpan | _Untraced:
 
 
 def tracing() -> bool:
-    """Whether a use-case span is open: only then are its figures worth computing."""
-    return _use_case.get() is not None
+    """Whether a use-case span is open and recording (sampled): only then are its figures worth
+    computing."""
+    span = _use_case.get()
+    return span is not None and span.is_recording()
 
 
 def note(attributes: Attributes, events: Sequence[tuple[str, Attributes]] = ()) -> None:
