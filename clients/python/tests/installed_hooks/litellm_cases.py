@@ -7,16 +7,24 @@ a broken window."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
 import os
+import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import yaml
 
 from cwp_client import Planner
 from cwp_client.litellm import PlannerGuardrail, estimate_tokens
@@ -68,8 +76,7 @@ def tool_round(number: int, size: int = 400) -> list[dict[str, Any]]:
     call_id = f"call_{number}"
     return [
         {
-            "role": "assistant",
-            "content": None,
+            "role": "assistant",  # no `content`: LiteLLM drops a null one on the way upstream
             "tool_calls": [
                 {
                     "id": call_id,
@@ -394,3 +401,178 @@ def test_a_slow_planner_times_out_and_passes_through(caplog):
     finally:
         server.shutdown()
         server.server_close()
+
+
+# ---- the real proxy, as a user runs it
+EXAMPLE_CONFIG = Path(__file__).resolve().parents[4] / "deploy" / "litellm" / "config.yaml"
+MASTER_KEY = "sk-cwp-test-master"
+
+
+class Upstream(BaseHTTPRequestHandler):
+    """An OpenAI-compatible model that records the messages it receives and answers a line of
+    text, streamed when asked."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        self.server.received.append(body["messages"])  # type: ignore[attr-defined]
+        base = {"id": "chatcmpl-1", "created": 1, "model": body["model"]}
+        if body.get("stream"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for delta, finish in (({"role": "assistant", "content": "Done."}, None), ({}, "stop")):
+                choice = {"index": 0, "delta": delta, "finish_reason": finish}
+                chunk = {**base, "object": "chat.completion.chunk", "choices": [choice]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+            return
+        answer = {
+            **base,
+            "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "Done."}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+        }  # fmt: skip
+        payload = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running(server: ThreadingHTTPServer) -> Iterator[ThreadingHTTPServer]:
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def proxy(tmp_path: Path, planner_url: str, upstream_url: str) -> Iterator[str]:
+    """`litellm --config` on loopback: the example config, its models pointed at the stand-in
+    upstream and its guardrail at `planner_url`, with a budget small enough to cut."""
+    config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
+    for entry in config["model_list"]:
+        entry["litellm_params"]["api_base"] = upstream_url + "/v1"
+        entry["litellm_params"]["model"] = "openai/" + entry["model_name"]
+    (rail,) = config["guardrails"]
+    rail["litellm_params"].update(api_base=planner_url, max_input_tokens=PROXY_BUDGET)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    port = free_port()
+    env = {
+        **os.environ,
+        "LITELLM_MASTER_KEY": MASTER_KEY,
+        "OPENAI_API_KEY": "sk-upstream",
+        "ANTHROPIC_API_KEY": "sk-upstream",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    litellm = Path(sys.executable).parent / "litellm"
+    log = (tmp_path / "proxy.log").open("w")
+    process = subprocess.Popen(
+        [str(litellm), "--config", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + PROXY_START_SECONDS
+        while True:
+            assert process.poll() is None, (tmp_path / "proxy.log").read_text()[-3000:]
+            try:
+                if httpx.get(url + "/health/liveliness", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, (tmp_path / "proxy.log").read_text()[-3000:]
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+PROXY_START_SECONDS = 120
+PROXY_BUDGET = 1000
+
+
+def ask(url: str, messages: list[Any], *, stream: bool, session: str | None) -> None:
+    headers = {"Authorization": f"Bearer {MASTER_KEY}"}
+    if session is not None:
+        headers["x-litellm-session-id"] = session
+    body = {"model": "gpt-4o-mini", "messages": messages, "tools": TOOLS, "stream": stream}
+    answer = httpx.post(url + "/v1/chat/completions", json=body, headers=headers, timeout=60)
+    assert answer.status_code == 200, answer.text
+    if stream:
+        assert "Done." in answer.text
+    else:
+        assert answer.json()["choices"][0]["message"]["content"] == "Done."
+
+
+def test_the_real_proxy_sends_the_upstream_the_planners_window(tmp_path: Path):
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    upstream.received = []  # type: ignore[attr-defined]
+    with (
+        running(upstream),
+        proxy(tmp_path, PLANNER, f"http://127.0.0.1:{upstream.server_address[1]}") as url,
+        Planner(PLANNER) as planner,
+    ):
+        reserve = estimate_tokens(TOOLS)
+        for stream, session in ((False, None), (True, "agent-run-7")):
+            records: list[Any] = []
+            windows = []
+            for rounds in range(1, 15):
+                messages = chat(rounds)
+                ask(url, messages, stream=stream, session=session)
+                plan = planner.plan(
+                    messages, format="openai", prior_records=records or None,
+                    strategy={"kind": "fit", "max_tokens": PROXY_BUDGET, "reserve_tokens": reserve},
+                ).raw  # fmt: skip
+                if plan.get("record") is not None:
+                    records = [*records, plan["record"]][-2:]
+                assert upstream.received[-1] == plan["window"], (stream, session, rounds)  # type: ignore[attr-defined]
+                windows.append(plan["window"])
+            firsts = cut_prefixes(windows)
+            cut = [first for first in firsts if first != "call_1"]
+            moves = sum(1 for a, b in itertools.pairwise(cut) if a != b)
+            assert len(cut) >= 6 and moves < len(cut) - 3  # the held cut held between cuts
+
+
+@pytest.mark.parametrize("answer", ["stopped", "500", "invalid window"])
+def test_the_real_proxy_passes_requests_through_when_the_planner_fails(answer, tmp_path: Path):
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    upstream.received = []  # type: ignore[attr-defined]
+    planner = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+    planner.handle_error = lambda *args: None  # type: ignore[method-assign]
+    planner.answer = (500, {"title": "boom"}) if answer == "500" else (200, orphan_window())  # type: ignore[attr-defined]
+    planner_url = f"http://127.0.0.1:{planner.server_address[1]}"
+    if answer == "stopped":
+        planner.server_close()
+        planner_url = f"http://127.0.0.1:{free_port()}"
+    with (
+        contextlib.nullcontext() if answer == "stopped" else running(planner),
+        running(upstream),
+        proxy(tmp_path, planner_url, f"http://127.0.0.1:{upstream.server_address[1]}") as url,
+    ):
+        for stream in (False, True):
+            ask(url, chat(9), stream=stream, session=None)
+            assert upstream.received[-1] == chat(9)  # type: ignore[attr-defined]
