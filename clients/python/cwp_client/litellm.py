@@ -26,9 +26,10 @@ What it decides, and why:
 - Never the reason a request fails: an unreachable or slow planner, an error answer, or a window
   that would break the route's tool pairing leaves the request as it came, the cause logged at
   most once a minute. Options are checked when the proxy loads the config, so a bad one stops the
-  proxy at start-up (a `ValueError`, which LiteLLM does not swallow) instead of every request
-  passing through unplanned. `recall` and `summarize` are refused there: a gateway can neither
-  answer a recall call nor write a summary.
+  proxy at start-up (a `GuardrailConfigError`: LiteLLM swallows a `ValueError` or `TypeError`
+  there and starts without the guardrail) instead of every request passing through unplanned.
+  `recall` and `summarize` are refused there: a gateway can neither answer a recall call nor
+  write a summary.
 """
 
 from __future__ import annotations
@@ -69,20 +70,30 @@ REFUSED = {
 TOKENIZERS = ("o200k_base", "cl100k_base", "estimate")
 
 
+class GuardrailConfigError(Exception):
+    """A guardrail option the planner would refuse, or one a gateway cannot serve. Not a
+    `ValueError` or `TypeError`: LiteLLM starts without a guardrail whose constructor raises one
+    of those, leaving every request unplanned; this one stops the proxy at start-up."""
+
+
 class _Options:
     """The guardrail's own keys of the config, checked as the planner's request schema would."""
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         for key, why in REFUSED.items():
             if key in params:
-                raise ValueError(f"PlannerGuardrail: option {key!r} is not supported ({why})")
+                raise GuardrailConfigError(
+                    f"PlannerGuardrail: option {key!r} is not supported ({why})"
+                )
         api_base = params.get("api_base")
         if not isinstance(api_base, str) or not api_base:
-            raise ValueError("PlannerGuardrail: option 'api_base' (the planner's URL) is required")
+            raise GuardrailConfigError(
+                "PlannerGuardrail: option 'api_base' (the planner's URL) is required"
+            )
         self.api_base = api_base
         api_key = params.get("api_key")
         if api_key is not None and not isinstance(api_key, str):
-            raise ValueError("PlannerGuardrail: option 'api_key' must be a string")
+            raise GuardrailConfigError("PlannerGuardrail: option 'api_key' must be a string")
         self.api_key = api_key
         self.timeout = _number(params, "timeout", DEFAULT_TIMEOUT)
         self.record_ttl_seconds = _integer(
@@ -109,21 +120,23 @@ class _Options:
         tokenizer = params.get("tokenizer")
         if tokenizer is not None:
             if tokenizer not in TOKENIZERS:
-                raise ValueError(
+                raise GuardrailConfigError(
                     f"PlannerGuardrail: option 'tokenizer' must be one of {', '.join(TOKENIZERS)}"
                 )
             self.plan_options["tokenizer"] = tokenizer
         detect_frames = params.get("detect_frames")
         if detect_frames is not None:
             if not isinstance(detect_frames, bool):
-                raise ValueError("PlannerGuardrail: option 'detect_frames' must be true or false")
+                raise GuardrailConfigError(
+                    "PlannerGuardrail: option 'detect_frames' must be true or false"
+                )
             self.plan_options["detect_frames"] = detect_frames
         frame_tags = params.get("frame_tags")
         if frame_tags is not None:
             if not isinstance(frame_tags, list) or not all(
                 isinstance(tag, str) and 0 < len(tag) <= 64 for tag in frame_tags
             ):
-                raise ValueError(
+                raise GuardrailConfigError(
                     "PlannerGuardrail: option 'frame_tags' must be a list of element names"
                 )
             self.plan_options["frame_tags"] = frame_tags
@@ -134,7 +147,9 @@ def _integer(params: Mapping[str, Any], key: str, default: int | None, *, minimu
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"PlannerGuardrail: option {key!r} must be an integer >= {minimum}")
+        raise GuardrailConfigError(
+            f"PlannerGuardrail: option {key!r} must be an integer >= {minimum}"
+        )
     return value
 
 
@@ -143,7 +158,9 @@ def _number(params: Mapping[str, Any], key: str, default: float) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ValueError(f"PlannerGuardrail: option {key!r} must be a number of seconds above 0")
+        raise GuardrailConfigError(
+            f"PlannerGuardrail: option {key!r} must be a number of seconds above 0"
+        )
     return float(value)
 
 
@@ -151,21 +168,27 @@ def _check(key: str, value: Any, parse: Callable[[Any], Any]) -> None:
     try:
         parse(value)
     except (ValueError, TypeError, KeyError, AttributeError) as error:
-        raise ValueError(f"PlannerGuardrail: option {key!r} is invalid: {value!r}") from error
+        raise GuardrailConfigError(
+            f"PlannerGuardrail: option {key!r} is invalid: {value!r}"
+        ) from error
 
 
 def _check_model(key: str, value: Any, from_dict: Callable[[Any], Any]) -> None:
     """`value` read by the generated model: a missing key, a wrong enum value or a key the
     schema does not have (absent from the model's own `to_dict`) is refused."""
     if not isinstance(value, dict):
-        raise ValueError(f"PlannerGuardrail: option {key!r} must be a mapping")
+        raise GuardrailConfigError(f"PlannerGuardrail: option {key!r} must be a mapping")
     try:
         known = from_dict(value).to_dict()
     except (ValueError, TypeError, KeyError, AttributeError) as error:
-        raise ValueError(f"PlannerGuardrail: option {key!r} is invalid: {value!r}") from error
+        raise GuardrailConfigError(
+            f"PlannerGuardrail: option {key!r} is invalid: {value!r}"
+        ) from error
     unknown = sorted(set(value) - set(known))
     if unknown:
-        raise ValueError(f"PlannerGuardrail: option {key!r} has unknown keys: {', '.join(unknown)}")
+        raise GuardrailConfigError(
+            f"PlannerGuardrail: option {key!r} has unknown keys: {', '.join(unknown)}"
+        )
 
 
 def estimate_tokens(value: Any) -> int:

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from cwp_client import Planner
-from cwp_client.litellm import PlannerGuardrail, estimate_tokens
+from cwp_client.litellm import GuardrailConfigError, PlannerGuardrail, estimate_tokens
 
 PLANNER = os.environ["CWP_PLANNER_URL"]
 TOOLS = [
@@ -225,14 +225,15 @@ def test_keys_the_guardrail_does_not_own_are_ignored():
     ],
 )
 def test_a_refused_or_invalid_option_stops_the_load_with_one_line(options, named):
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(GuardrailConfigError) as raised:
         guardrail(**options)
+    assert not isinstance(raised.value, ValueError | TypeError)  # LiteLLM would swallow those
     message = str(raised.value)
     assert named in message and "\n" not in message
 
 
 def test_a_missing_planner_url_stops_the_load():
-    with pytest.raises(ValueError, match="api_base"):
+    with pytest.raises(GuardrailConfigError, match="api_base"):
         PlannerGuardrail(guardrail_name="planner", event_hook="pre_call", default_on=True)
 
 
@@ -463,7 +464,7 @@ def running(server: ThreadingHTTPServer) -> Iterator[ThreadingHTTPServer]:
 
 
 @contextlib.contextmanager
-def proxy(tmp_path: Path, planner_url: str, upstream_url: str) -> Iterator[str]:
+def proxy(tmp_path: Path, planner_url: str, upstream_url: str, **options: Any) -> Iterator[str]:
     """`litellm --config` on loopback: the example config, its models pointed at the stand-in
     upstream and its guardrail at `planner_url`, with a budget small enough to cut."""
     config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
@@ -471,7 +472,7 @@ def proxy(tmp_path: Path, planner_url: str, upstream_url: str) -> Iterator[str]:
         entry["litellm_params"]["api_base"] = upstream_url + "/v1"
         entry["litellm_params"]["model"] = "openai/" + entry["model_name"]
     (rail,) = config["guardrails"]
-    rail["litellm_params"].update(api_base=planner_url, max_input_tokens=PROXY_BUDGET)
+    rail["litellm_params"].update(api_base=planner_url, max_input_tokens=PROXY_BUDGET, **options)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     port = free_port()
@@ -576,3 +577,11 @@ def test_the_real_proxy_passes_requests_through_when_the_planner_fails(answer, t
         for stream in (False, True):
             ask(url, chat(9), stream=stream, session=None)
             assert upstream.received[-1] == chat(9)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("option", [{"recall": {"tool_name": "context_recall"}}, {"overflow": "x"}])
+def test_the_real_proxy_stops_at_start_up_on_a_refused_option(option, tmp_path: Path):
+    with pytest.raises(AssertionError) as stopped, proxy(tmp_path, PLANNER, PLANNER, **option):
+        pass
+    (key,) = option
+    assert f"PlannerGuardrail: option {key!r}" in str(stopped.value)
