@@ -58,3 +58,18 @@ def test_a_hook_without_its_framework_names_the_extra(hook, frameworks, extra):
     assert done.returncode == 0, done.stderr
     assert f"pip install 'context-window-planner-client[{extra}]'" in done.stdout
     assert f"cwp_client.hooks.{hook} needs" in done.stdout
+
+
+def test_the_litellm_guardrail_without_litellm_names_the_extra():
+    done = run_python(
+        """
+        import sys
+        sys.modules["litellm"] = None  # as if not installed
+        try:
+            import cwp_client.litellm
+        except ImportError as error:
+            print(error)
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'context-window-planner-client[litellm]'" in done.stdout
