@@ -410,12 +410,19 @@ MASTER_KEY = "sk-cwp-test-master"
 
 
 class Upstream(BaseHTTPRequestHandler):
-    """An OpenAI-compatible model that records the messages it receives and answers a line of
-    text, streamed when asked."""
+    """A model that records each request it receives (`requests`: path and body; `received`:
+    a Chat Completions request's messages) and answers a line of text: on `/v1/chat/completions`
+    (streamed when asked), `/v1/responses` and Anthropic's `/v1/messages`, the three wires the
+    proxy calls its upstream on."""
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        self.server.received.append(body["messages"])  # type: ignore[attr-defined]
+        self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
+        self.server.received.append(body.get("messages"))  # type: ignore[attr-defined]
+        if self.path.endswith("/responses"):
+            return self.answer(RESPONSE | {"model": body["model"]})
+        if self.path.endswith("/messages"):
+            return self.answer(ANTHROPIC_MESSAGE | {"model": body["model"]})
         base = {"id": "chatcmpl-1", "created": 1, "model": body["model"]}
         if body.get("stream"):
             self.send_response(200)
@@ -435,6 +442,9 @@ class Upstream(BaseHTTPRequestHandler):
                          "message": {"role": "assistant", "content": "Done."}}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
         }  # fmt: skip
+        self.answer(answer)
+
+    def answer(self, answer: dict[str, Any]) -> None:
         payload = json.dumps(answer).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -444,6 +454,21 @@ class Upstream(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+# The same line of text as a Responses answer and as an Anthropic Messages answer.
+RESPONSE = {
+    "id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+    "output": [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}],
+    "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12},
+}  # fmt: skip
+ANTHROPIC_MESSAGE = {
+    "id": "msg_1", "type": "message", "role": "assistant",
+    "content": [{"type": "text", "text": "Done."}],
+    "stop_reason": "end_turn", "stop_sequence": None,
+    "usage": {"input_tokens": 10, "output_tokens": 2},
+}  # fmt: skip
 
 
 def free_port() -> int:
@@ -466,11 +491,16 @@ def running(server: ThreadingHTTPServer) -> Iterator[ThreadingHTTPServer]:
 @contextlib.contextmanager
 def proxy(tmp_path: Path, planner_url: str, upstream_url: str, **options: Any) -> Iterator[str]:
     """`litellm --config` on loopback: the example config, its models pointed at the stand-in
-    upstream and its guardrail at `planner_url`, with a budget small enough to cut."""
+    upstream (Claude on its own provider, so on Anthropic's wire; the others as OpenAI models)
+    and its guardrail at `planner_url`, with a budget small enough to cut."""
     config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
     for entry in config["model_list"]:
-        entry["litellm_params"]["api_base"] = upstream_url + "/v1"
-        entry["litellm_params"]["model"] = "openai/" + entry["model_name"]
+        params = entry["litellm_params"]
+        if params["model"].startswith("anthropic/"):
+            params["api_base"] = upstream_url
+        else:
+            params["api_base"] = upstream_url + "/v1"
+            params["model"] = "openai/" + entry["model_name"]
     (rail,) = config["guardrails"]
     rail["litellm_params"].update(api_base=planner_url, max_input_tokens=PROXY_BUDGET, **options)
     path = tmp_path / "config.yaml"
@@ -532,6 +562,7 @@ def ask(url: str, messages: list[Any], *, stream: bool, session: str | None) -> 
 def test_the_real_proxy_sends_the_upstream_the_planners_window(tmp_path: Path):
     upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
     upstream.received = []  # type: ignore[attr-defined]
+    upstream.requests = []  # type: ignore[attr-defined]
     with (
         running(upstream),
         proxy(tmp_path, PLANNER, f"http://127.0.0.1:{upstream.server_address[1]}") as url,
@@ -562,6 +593,7 @@ def test_the_real_proxy_sends_the_upstream_the_planners_window(tmp_path: Path):
 def test_the_real_proxy_passes_requests_through_when_the_planner_fails(answer, tmp_path: Path):
     upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
     upstream.received = []  # type: ignore[attr-defined]
+    upstream.requests = []  # type: ignore[attr-defined]
     planner = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
     planner.handle_error = lambda *args: None  # type: ignore[method-assign]
     planner.answer = (500, {"title": "boom"}) if answer == "500" else (200, orphan_window())  # type: ignore[attr-defined]
@@ -585,3 +617,166 @@ def test_the_real_proxy_stops_at_start_up_on_a_refused_option(option, tmp_path: 
         pass
     (key,) = option
     assert f"PlannerGuardrail: option {key!r}" in str(stopped.value)
+
+
+# ---- the real proxy's Anthropic Messages and Responses routes
+ANTHROPIC_TOOLS = [
+    {"name": "read_station", "description": "Read one station's log.",
+     "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+]  # fmt: skip
+RESPONSES_TOOLS = [
+    {"type": "function", "name": "read_station", "description": "Read one station's log.",
+     "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+]  # fmt: skip
+SURVEY = "Survey every station."
+SYSTEM = "You survey stations."
+
+
+def anthropic_conversation(rounds: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": SURVEY}]
+    for number in range(1, rounds + 1):
+        messages += [
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": f"toolu_{number}", "name": "read_station",
+                 "input": {"n": number}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"toolu_{number}",
+                 "content": f"station {number}: " + "x" * 400}]},
+        ]  # fmt: skip
+    return messages
+
+
+def responses_conversation(rounds: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [{"role": "user", "content": SURVEY}]
+    for number in range(1, rounds + 1):
+        items += [
+            {"type": "function_call", "call_id": f"fc_{number}", "name": "read_station",
+             "arguments": json.dumps({"n": number})},
+            {"type": "function_call_output", "call_id": f"fc_{number}",
+             "output": f"station {number}: " + "x" * 400},
+        ]  # fmt: skip
+    return items
+
+
+def anthropic_turns(messages: list[Any]) -> list[tuple[Any, ...]]:
+    """An Anthropic transcript as its sequence of texts, tool calls and tool results."""
+    turns: list[tuple[Any, ...]] = []
+    for message in messages:
+        content = message["content"]
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            if block["type"] == "text":
+                turns.append(("text", message["role"], block["text"]))
+            elif block["type"] == "tool_use":
+                turns.append(("call", block["id"], block["name"], block["input"]))
+            else:
+                turns.append(("result", block["tool_use_id"], block["content"]))
+    return turns
+
+
+def responses_turns(items: list[Any]) -> list[tuple[Any, ...]]:
+    """A Responses input as the same sequence (LiteLLM's Anthropic-to-Responses translation
+    carries each block over as one item, text parts as `input_text`/`output_text`)."""
+    turns: list[tuple[Any, ...]] = []
+    for item in items:
+        kind = item.get("type", "message")
+        if kind == "message":
+            content = item["content"]
+            parts = [{"text": content}] if isinstance(content, str) else content
+            turns += [("text", item["role"], part["text"]) for part in parts]
+        elif kind == "function_call":
+            turns.append(("call", item["call_id"], item["name"], json.loads(item["arguments"])))
+        else:
+            assert kind == "function_call_output", item
+            turns.append(("result", item["call_id"], item["output"]))
+    return turns
+
+
+def first_results(windows: list[list[tuple[Any, ...]]]) -> list[str]:
+    """Each window's first tool result's call id: which span a cut removed."""
+    return [next((turn[1] for turn in window if turn[0] == "result"), "") for window in windows]
+
+
+ROUTE_CASES = {
+    # Claude behind its own provider: the proxy sends the planned messages on as they are.
+    "messages to an anthropic model": (
+        "/v1/messages", "claude-sonnet", "/v1/messages", "anthropic",
+    ),
+    # An OpenAI model behind the Messages route: LiteLLM translates the planned messages into a
+    # Responses input, compared turn by turn.
+    "messages to an openai model": (
+        "/v1/messages", "gpt-4o-mini", "/v1/responses", "anthropic",
+    ),
+    "responses to an openai model": (
+        "/v1/responses", "gpt-4o-mini", "/v1/responses", "responses",
+    ),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def routes_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    upstream.received = []  # type: ignore[attr-defined]
+    upstream.requests = []  # type: ignore[attr-defined]
+    tmp_path = tmp_path_factory.mktemp("routes-proxy")
+    with (
+        running(upstream),
+        proxy(tmp_path, PLANNER, f"http://127.0.0.1:{upstream.server_address[1]}") as url,
+    ):
+        yield url, upstream
+
+
+@pytest.mark.parametrize("session", [None, "agent-run-9"])
+@pytest.mark.parametrize("case", list(ROUTE_CASES))
+def test_the_real_proxy_plans_the_messages_and_responses_routes(case, session, routes_proxy):
+    """Each request's upstream body holds the planner's window for that request, planned with the
+    records the proxy kept (its own cache), so the held cut holds between cuts."""
+    route, model, upstream_path, fmt = ROUTE_CASES[case]
+    url, upstream = routes_proxy
+    headers = {"Authorization": f"Bearer {MASTER_KEY}"}
+    if session is not None:
+        headers["x-litellm-session-id"] = f"{session}-{list(ROUTE_CASES).index(case)}"
+    if fmt == "anthropic":
+        tools, conversation, reply = ANTHROPIC_TOOLS, anthropic_conversation, 64
+        extra: dict[str, Any] = {"system": SYSTEM, "max_tokens": reply}
+    else:
+        tools, conversation, reply = RESPONSES_TOOLS, responses_conversation, 48
+        extra = {"instructions": SYSTEM, "max_output_tokens": reply}
+    reserve = reply + estimate_tokens(tools)
+    records: list[Any] = []
+    windows = []
+    with Planner(PLANNER) as planner:
+        for rounds in range(1, 15):
+            transcript = conversation(rounds)
+            key = "messages" if fmt == "anthropic" else "input"
+            body = {"model": model, key: transcript, "tools": tools, **extra}
+            answer = httpx.post(url + route, json=body, headers=headers, timeout=60)
+            assert answer.status_code == 200, answer.text
+            assert "Done." in answer.text
+            plan = planner.plan(
+                transcript, format=fmt, system=SYSTEM, prior_records=records or None,
+                strategy={"kind": "fit", "max_tokens": PROXY_BUDGET, "reserve_tokens": reserve},
+            ).raw  # fmt: skip
+            if plan.get("record") is not None:
+                records = [*records, plan["record"]][-2:]
+            path, sent = upstream.requests[-1]
+            # LiteLLM 1.108 sends an OpenAI model's Messages request on as a Responses request.
+            assert path == upstream_path, (case, rounds, path)
+            if upstream_path == "/v1/messages":
+                assert sent["messages"] == plan["window"], (case, rounds)
+                assert sent["system"] == SYSTEM
+                window = anthropic_turns(plan["window"])
+            elif fmt == "anthropic":
+                window = anthropic_turns(plan["window"])
+                assert responses_turns(sent["input"]) == window, (case, rounds)
+                assert sent["instructions"] == SYSTEM
+            else:
+                assert sent["input"] == plan["window"], (case, rounds)
+                assert sent["instructions"] == SYSTEM
+                window = responses_turns(plan["window"])
+            windows.append(window)
+    firsts = first_results(windows)
+    assert firsts[0] in ("toolu_1", "fc_1")
+    assert len(windows[-1]) < len(conversation(14))  # the conversation was cut
+    cut = [first for first in firsts if first != firsts[0]]
+    moves = sum(1 for a, b in itertools.pairwise(cut) if a != b)
+    assert len(cut) >= 6 and moves < len(cut) - 3  # the held cut held between cuts
