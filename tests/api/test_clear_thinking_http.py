@@ -19,10 +19,8 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.api.test_bedrock_http import converse_report
-from tests.api.test_formats_http import ANTHROPIC_MESSAGE, sdk_valid
+from tests.api.test_clear_images_http import sdk_check
 from tests.api.test_frames_http import pairing_violations
-from tests.api.test_gemini_http import sdk_valid as gemini_sdk_valid
 from tests.api.test_responses_http import sdk_valid_items
 
 pytestmark = pytest.mark.anyio
@@ -180,19 +178,6 @@ RUNS = {
     "gemini": gemini_run,
     "responses": responses_run,
 }
-
-
-def sdk_check(fmt: str, window: list[Any]) -> None:
-    if fmt == "anthropic":
-        for message in window:
-            sdk_valid(ANTHROPIC_MESSAGE, message)
-    elif fmt == "responses":
-        sdk_valid_items(window)
-    elif fmt == "gemini":
-        for content in window:
-            gemini_sdk_valid(content)
-    else:
-        assert converse_report(window) == ""
 
 
 def checked(fmt: str, sent: list[Any], window: list[Any]) -> list[str]:

@@ -25,6 +25,7 @@ from app.core.recall_tool import DESCRIPTION, is_tool_name, parameters
 from app.core.shaping import shape
 from app.core.summaries import judge, summary_message
 from app.core.window import plan_window
+from tests.api.test_recall_plan_http import S as RECALL_SCHEMA
 from tests.core.window_fixtures import AC, TASK, A, R, S, T, U, W
 
 RECALL = "context_recall"
@@ -47,20 +48,7 @@ def test_the_description_and_schema_are_the_contracts() -> None:
         "2, 3, and so on."
     )
     assert "\n" not in DESCRIPTION
-    assert parameters() == {
-        "type": "object",
-        "properties": {
-            "ref": {
-                "type": "string",
-                "description": "the tool_call_id of a cleared or truncated result",
-            },
-            "query": {
-                "type": "string",
-                "description": "words or identifiers to search the earlier conversation for",
-            },
-            "page": {"type": "integer", "description": "which page of a long answer, from 1"},
-        },
-    }
+    assert parameters() == RECALL_SCHEMA  # as the contract writes it
     assert parameters() is not parameters()  # a fresh value: an answer may be changed
 
 
